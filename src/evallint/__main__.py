@@ -1,0 +1,5 @@
+"""`python -m evallint`."""
+
+from evallint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""Command line: the only module that reads argv, writes to stdout and picks the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evallint import __version__
+from evallint.errors import EvallintError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _rule_list(text: str) -> list[str]:
+    return [r.strip() for r in text.split(",") if r.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evallint", description="Lint LLM evaluation files.")
+    parser.add_argument("--version", action="version", version=f"evallint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    check = sub.add_parser("check", help="check eval files (default: the current directory)")
+    check.add_argument("paths", nargs="*", metavar="PATH")
+    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("--output", metavar="FILE", help="write the report to FILE")
+    check.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    check.add_argument("--config", metavar="FILE", help="read configuration from FILE")
+    check.add_argument("--select", type=_rule_list, default=[], metavar="RULES",
+                       help="comma-separated rule ids: run only these")
+    check.add_argument("--ignore", type=_rule_list, default=[], metavar="RULES",
+                       help="comma-separated rule ids: do not run these")
+    check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    rules = sub.add_parser("rules", help="list every rule with its documentation")
+    rules.add_argument("--format", choices=["text", "markdown"], default="text")
+    schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
+    schema.add_argument("name", nargs="?", help="dataset, rubric, judge, config, ...")
+    schema.add_argument("--export", metavar="DIR", help="write every schema into DIR")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse's own usage errors and --help/--version
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except EvallintError as exc:
+        print(f"evallint: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug of ours: one clear line, never a traceback
+        if os.environ.get("EVALLINT_DEBUG"):
+            raise
+        print(f"evallint: internal error: {type(exc).__name__}: {exc} "
+              "(set EVALLINT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from evallint import discover
+    from evallint.config import load_config, with_flags
+    from evallint.engine import lint
+    from evallint.formatters import FORMATTERS
+    from evallint.model import Report
+    from evallint.sources import FsSource
+
+    cwd = Path.cwd()
+    root, in_git = discover.find_root(cwd)
+    config = load_config(root, Path(args.config) if args.config else None)
+    config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
+    paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
+    report = lint(paths, FsSource(root), config)
+    report = Report(report.diagnostics, report.files_checked, report.seconds,
+                    (*skipped, *report.skipped), report.notes)
+    text = FORMATTERS[args.format](report, verbose=args.verbose)
+    _write(text, args.output)
+    return report.exit_code(strict=config.strict)
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise EvallintError(f"cannot write {output!r}: {exc.strerror}") from None
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from evallint.docs import render_rules
+
+    sys.stdout.write(render_rules(markdown=args.format == "markdown"))
+    return EXIT_OK
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from evallint.schemas import load_schema, schema_dir, schema_names
+
+    if args.export:
+        out = Path(args.export)
+        out.mkdir(parents=True, exist_ok=True)
+        for path in sorted(schema_dir().rglob("*.schema.json")):
+            target = out / path.relative_to(schema_dir())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+            print(target.as_posix())
+        return EXIT_OK
+    if not args.name:
+        print("\n".join(schema_names()))
+        return EXIT_OK
+    import json
+
+    sys.stdout.write(json.dumps(load_schema(args.name), indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+_COMMANDS = {"check": run_check, "rules": run_rules, "schema": run_schema}

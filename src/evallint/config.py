@@ -1,0 +1,161 @@
+"""Project configuration: `.evallint.toml` or `[tool.evallint]` in `pyproject.toml`, then flags."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from evallint.errors import EvallintError
+from evallint.kinds import BY_NAME, Kind
+from evallint.model import Severity
+from evallint.rules import ALL_RULES, ALWAYS_ON, BY_ID
+from evallint.rules.base import Rule
+from evallint.schemas import validate
+from evallint.schemawalk import unknown_keys
+from evallint.suggest import suggest
+
+MiB = 1024 * 1024
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Glob over POSIX paths: `**/` spans folders, `*` and `?` stay within one."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            c = pattern[i]
+            out.append("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c))
+            i += 1
+    # A pattern naming a folder covers everything below it, as in .gitignore.
+    return re.compile("".join(out) + "(?:/.*)?")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    strict: bool = False
+    exclude: tuple[str, ...] = ()
+    kinds: tuple[tuple[str, str], ...] = ()  # (glob, kind name), first match wins
+    severities: Mapping[str, str] = field(default_factory=dict)  # rule id -> severity | "off"
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    max_file_size: int = 10 * MiB
+    source: str = ""  # where it was read from, for messages
+
+    def excluded(self, path: str) -> bool:
+        return any(_match(g, path) for g in self.exclude)
+
+    def kind_for(self, path: str) -> Kind | None:
+        for glob, name in self.kinds:
+            if _match(glob, path):
+                return BY_NAME[name]
+        return None
+
+    def active_rules(self, rules: Sequence[Rule] = ALL_RULES) -> list[tuple[Rule, Severity]]:
+        out = []
+        for r in rules:
+            chosen = (not self.select or r.id in self.select) and r.id not in self.ignore
+            level = self.severities.get(r.id, r.severity.label)
+            if r.id in ALWAYS_ON or (chosen and level != "off"):
+                out.append((r, Severity.parse(level) if level != "off" else r.severity))
+        return out
+
+
+_GLOBS: dict[str, re.Pattern[str]] = {}
+
+
+def _match(glob: str, path: str) -> bool:
+    rx = _GLOBS.get(glob)
+    if rx is None:
+        rx = _GLOBS[glob] = glob_regex(glob)
+    return rx.fullmatch(path) is not None
+
+
+def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:
+    dedicated = root / ".evallint.toml"
+    if dedicated.is_file():
+        return dedicated, _read_toml(dedicated)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("evallint")
+        if isinstance(table, dict):
+            return pyproject, table
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EvallintError(f"cannot read {path.name}: {exc}") from None
+
+
+def load_config(root: Path, explicit: Path | None = None) -> Config:
+    if explicit is not None:
+        if not explicit.is_file():
+            raise EvallintError(f"config file {str(explicit)!r} does not exist")
+        table = _read_toml(explicit)
+        if explicit.name == "pyproject.toml":
+            table = table.get("tool", {}).get("evallint", {})
+        return from_table(table, explicit.name)
+    found = find_config(root)
+    return from_table(found[1], found[0].name) if found else Config()
+
+
+def from_table(table: dict[str, Any], source: str) -> Config:
+    problems = [f"{_where(e.pointer)}{e.message}" for e in validate("config", table)]
+    for obj in unknown_keys("config", table):
+        for key in obj.unknown:
+            hint = suggest(key, obj.known)
+            problems.append(f"{_where((*obj.pointer, key))}unknown key {key!r}"
+                            + (f"; did you mean {hint!r}?" if hint else ""))
+    rules = table.get("rules", {})
+    problems += _unknown_names("rules", list(rules), BY_ID)
+    problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
+    problems += _unknown_names("select", table.get("select", []), BY_ID)
+    problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
+    if problems:
+        raise EvallintError(f"invalid configuration in {source}:\n  " + "\n  ".join(problems))
+    return Config(
+        strict=table.get("strict", False),
+        exclude=tuple(table.get("exclude", ())),
+        kinds=tuple((g, name) for name, globs in table.get("kinds", {}).items() for g in globs),
+        severities=dict(rules),
+        select=tuple(table.get("select", ())),
+        ignore=tuple(table.get("ignore", ())),
+        max_file_size=table.get("max-file-size", 10 * MiB),
+        source=source,
+    )
+
+
+def _where(pointer: tuple[str | int, ...]) -> str:
+    return ".".join(map(str, pointer)) + ": " if pointer else ""
+
+
+def _unknown_names(where: str, names: Sequence[str], known: Mapping[str, object]) -> list[str]:
+    out = []
+    for name in names:
+        if name not in known:
+            hint = suggest(name, known)
+            out.append(f"{where}: unknown {'kind' if where == 'kinds' else 'rule'} {name!r}"
+                       + (f"; did you mean {hint!r}?" if hint else ""))
+    return out
+
+
+def with_flags(config: Config, *, strict: bool, select: Sequence[str],
+               ignore: Sequence[str]) -> Config:
+    """Command-line flags over the file: they add, never silently drop."""
+    problems = _unknown_names("--select", select, BY_ID) + _unknown_names("--ignore", ignore, BY_ID)
+    if problems:
+        raise EvallintError("; ".join(problems))
+    return replace(config, strict=config.strict or strict,
+                   select=tuple(select) or config.select,
+                   ignore=config.ignore + tuple(ignore))

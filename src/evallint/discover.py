@@ -1,0 +1,74 @@
+"""Which files a run looks at: the project root, then the paths under it worth reading."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from evallint import git
+from evallint.config import Config
+from evallint.errors import EvallintError
+from evallint.parse import format_of
+
+
+def find_root(start: Path) -> tuple[Path, bool]:
+    """The git work tree holding `start`, else `start` itself; and whether git was found."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder, True
+    return start, False
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def select(args: Sequence[str], cwd: Path, root: Path, in_git: bool,
+           config: Config) -> tuple[list[str], list[str]]:
+    """(paths to lint relative to root, skipped with reasons); explicit files are always kept."""
+    chosen: list[str] = []
+    skipped: list[str] = []
+    for arg in args or ["."]:
+        path = (cwd / arg).absolute()
+        if not path.exists() and not path.is_symlink():
+            raise EvallintError(f"no such file or directory: {arg!r}")
+        if path.is_dir():
+            chosen.extend(_walk_dir(path, root, in_git))
+        else:
+            chosen.append(display_path(path, root))
+    out = []
+    for rel in dict.fromkeys(chosen):
+        target = root / rel
+        if config.excluded(rel):
+            continue
+        if target.is_symlink() and not inside(target, root):
+            skipped.append(f"{rel}: symlink to outside the project, not read")
+        elif target.is_file():
+            out.append(rel)
+    return out, skipped
+
+
+def _walk_dir(path: Path, root: Path, in_git: bool) -> list[str]:
+    rel = display_path(path, root)
+    listed = git.list_files(root, [rel]) if in_git else None
+    if listed is None:
+        listed = _walk_fs(path, root)
+    return sorted(p for p in listed if format_of(p) is not None)
+
+
+def _walk_fs(path: Path, root: Path) -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(path):
+        # Hidden folders (.git, .venv, ...) are tooling, not eval files; links are not followed.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            found.append(display_path(Path(folder) / name, root))
+    return found

@@ -1,0 +1,31 @@
+"""Rule documentation, generated from the rules themselves."""
+
+from __future__ import annotations
+
+from evallint.rules import ALL_RULES
+from evallint.rules.base import Rule
+
+
+def _text(rule: Rule) -> str:
+    kinds = ", ".join(sorted(rule.kinds)) or "all kinds"
+    body = "\n".join(f"    {line}" if line else "" for line in rule.description.splitlines())
+    return f"{rule.id} ({rule.severity.label}; {kinds})\n    {rule.summary}\n\n{body}\n"
+
+
+def _markdown(rule: Rule) -> str:
+    kinds = ", ".join(f"`{k}`" for k in sorted(rule.kinds)) or "all kinds"
+    parts = [f"### `{rule.id}`\n", f"{rule.summary}\n",
+             f"Default severity: **{rule.severity.label}**. Applies to: {kinds}.\n"]
+    prose = rule.description.split("\nBad (", 1)[0].strip()
+    if prose:
+        parts.append(prose + "\n")
+    for ex in rule.examples:
+        label = "Good" if ex.good else "Bad"
+        parts.append(f"{label} (`{ex.path}`):\n\n```yaml\n{ex.text}```\n")
+    return "\n".join(parts)
+
+
+def render_rules(*, markdown: bool = False) -> str:
+    if markdown:
+        return "# evallint rules\n\n" + "\n".join(_markdown(r) for r in ALL_RULES)
+    return "\n".join(_text(r) for r in ALL_RULES)

@@ -1,0 +1,56 @@
+"""Reports to text: one pure function per format, chosen by name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+from evallint.model import Report, Severity
+
+JSON_OUTPUT_VERSION = 1
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary(report: Report) -> str:
+    counts = [(report.count(s), s.label) for s in (Severity.ERROR, Severity.WARNING, Severity.NOTE)]
+    found = ", ".join(_plural(n, label) for n, label in counts if n) or "no problems"
+    return (f"{_plural(report.files_checked, 'file')} checked: {found} "
+            f"({report.seconds:.2f} s)")
+
+
+def render_text(report: Report, *, verbose: bool = False) -> str:
+    """`path:line:col: severity: message [rule]`, clickable in editors and terminals."""
+    lines = [f"skipped {s}" for s in report.skipped] if verbose else []
+    lines += report.notes
+    lines += [f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: {d.message} [{d.rule}]"
+              for d in report.diagnostics]
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: Report, *, verbose: bool = False) -> str:
+    payload = {
+        "version": JSON_OUTPUT_VERSION,
+        "files_checked": report.files_checked,
+        "diagnostics": [
+            {
+                "path": d.path,
+                "line": d.span.line,
+                "column": d.span.column,
+                "end_line": d.span.end_line,
+                "end_column": d.span.end_column,
+                "severity": d.severity.label,
+                "rule": d.rule,
+                "message": d.message,
+            }
+            for d in report.diagnostics
+        ],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+Formatter = Callable[..., str]
+FORMATTERS: Mapping[str, Formatter] = {"text": render_text, "json": render_json}

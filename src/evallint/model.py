@@ -1,0 +1,90 @@
+"""Plain data shared by every pipeline stage: severities, spans, findings, diagnostics."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+# Parsed documents are JSON-shaped; `Any` stops at this alias.
+JSON = Any
+# A route into a document: ("questions", 3, "expected"); () is the root.
+Pointer = tuple[str | int, ...]
+
+
+class Severity(enum.IntEnum):
+    NOTE = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """1-based line and column (in code points), end inclusive of the last character + 1."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+START = Span(1, 1, 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a rule yields: symbolic (a pointer into the data), no position, no severity."""
+
+    pointer: Pointer
+    message: str
+    on_key: bool = False  # point at the key (unknown or misspelt keys), not the value
+    related: tuple[tuple[str, Pointer, str], ...] = ()  # (path, pointer, note) elsewhere
+    path: str | None = None  # a finding about another file than the one being checked
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: str
+    span: Span
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """What formatters consume: concrete and final."""
+
+    path: str
+    span: Span
+    rule: str
+    severity: Severity
+    message: str
+    related: tuple[Location, ...] = ()
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.span.line, self.span.column, self.rule, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    diagnostics: tuple[Diagnostic, ...]
+    files_checked: int
+    seconds: float = 0.0
+    skipped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())  # run-level facts shown to people (e.g. base used)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == severity)
+
+    def exit_code(self, *, strict: bool) -> int:
+        worst = max((d.severity for d in self.diagnostics), default=None)
+        if worst == Severity.ERROR or (strict and worst == Severity.WARNING):
+            return 1
+        return 0

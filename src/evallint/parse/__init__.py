@@ -1,0 +1,67 @@
+"""Bytes to `Document`: decoding, format dispatch, and positions on demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evallint.model import JSON, Pointer, Span
+from evallint.parse.jsonload import load_json, load_jsonl
+from evallint.parse.positions import SourceMap
+from evallint.parse.yamlload import Loaded, Problem, load_yaml
+
+Format = Literal["yaml", "json", "jsonl"]
+FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
+_LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl}
+
+__all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "parse"]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    path: str  # project-relative, POSIX separators
+    fmt: Format
+    text: str
+    data: JSON
+    ok: bool  # False when the text could not be read as data at all
+    problems: tuple[Problem, ...]
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def source_map(self) -> SourceMap:
+        """Spans are found by a second pass, paid only by files that have findings."""
+        smap = self.memo.get("smap")
+        if smap is None:
+            smap = _LOADERS[self.fmt](self.text, record=True).smap
+            self.memo["smap"] = smap
+        return smap  # type: ignore[no-any-return]
+
+    def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
+        smap = self.source_map()
+        return smap.locate(pointer, on_key=on_key) if smap is not None else Span(1, 1, 1, 2)
+
+
+def format_of(path: str) -> Format | None:
+    dot = path.rfind(".")
+    return FORMATS.get(path[dot:].lower()) if dot != -1 else None
+
+
+def decode(raw: bytes) -> str | Problem:
+    """UTF-8 (a BOM is allowed); otherwise a problem at the first bad byte."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = raw[: exc.start]
+        line = head.count(b"\n") + 1
+        col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        return Problem(Span(line, col, line, col + 1),
+                       f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def parse(path: str, raw: bytes, fmt: Format) -> Document:
+    text = decode(raw)
+    if isinstance(text, Problem):
+        return Document(path, fmt, "", None, False, (text,))
+    loaded: Loaded = _LOADERS[fmt](text)
+    doc = Document(path, fmt, text, loaded.data, loaded.ok, loaded.problems)
+    return doc

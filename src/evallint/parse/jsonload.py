@@ -1,0 +1,181 @@
+"""Strict JSON and JSONL, with a stdlib-only position walker run only when positions are needed.
+
+JSON is parsed by the standard library, not by YAML: PyYAML's pure loader rejects tab-indented
+JSON, YAML accepts things JSON forbids, and JSON must be strict here (duplicate keys, `NaN`,
+trailing commas are errors).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from json.decoder import scanstring
+from typing import Any
+
+from evallint.model import JSON, Pointer, Span
+from evallint.parse.positions import LineIndex, SourceMap
+from evallint.parse.yamlload import Loaded, Problem
+
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+_WS = " \t\n\r"
+
+
+class _Flags:
+    __slots__ = ("suspect",)
+
+    def __init__(self) -> None:
+        self.suspect = False
+
+
+def _strict_loads(text: str, flags: _Flags) -> JSON:
+    def pairs(items: list[tuple[str, JSON]]) -> dict[str, JSON]:
+        d = dict(items)
+        if len(d) != len(items):
+            flags.suspect = True
+        return d
+
+    def constant(name: str) -> float:
+        flags.suspect = True
+        return float(name.replace("Infinity", "inf"))
+
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+
+
+def load_json(text: str, *, record: bool = False) -> Loaded:
+    flags = _Flags()
+    try:
+        data = _strict_loads(text, flags)
+    except json.JSONDecodeError as exc:
+        span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        return Loaded(None, False, (Problem(span, _decode_message(exc)),), None)
+    except RecursionError:
+        return Loaded(None, False, (Problem(Span(1, 1, 1, 2), "nesting too deep"),), None)
+    smap = None
+    problems: tuple[Problem, ...] = ()
+    if record or flags.suspect:
+        walker = _Walker(text, LineIndex(text))
+        walker.value(_skip(text, 0), ())
+        smap, problems = walker.smap, tuple(walker.problems)
+    return Loaded(data, True, problems, smap)
+
+
+def load_jsonl(text: str, *, record: bool = False) -> Loaded:
+    """One record per line; data is the list of records, pointers start with the record index."""
+    records: list[JSON] = []
+    problems: list[Problem] = []
+    index = LineIndex(text)
+    walker = _Walker(text, index)
+    offset = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        start, offset = offset, offset + len(line) + 1
+        if not line.strip():
+            continue
+        flags = _Flags()
+        try:
+            records.append(_strict_loads(line, flags))
+        except json.JSONDecodeError as exc:
+            col = exc.colno
+            problems.append(Problem(Span(number, col, number, col + 1), _decode_message(exc)))
+            continue
+        except RecursionError:
+            problems.append(Problem(Span(number, 1, number, 2), "nesting too deep"))
+            continue
+        if record or flags.suspect:
+            walker.value(_skip(text, start), (len(records) - 1,))
+    problems.extend(walker.problems)
+    bad = any(p.rule == "parse-error" for p in problems)
+    smap = walker.smap if record else None
+    return Loaded(records, not bad, tuple(problems), smap)
+
+
+def _decode_message(exc: json.JSONDecodeError) -> str:
+    before = exc.doc[: exc.pos].rstrip(_WS)
+    if exc.doc[exc.pos : exc.pos + 1] in ("}", "]") and before.endswith(","):
+        return "invalid JSON: trailing comma"
+    return f"invalid JSON: {exc.msg.lower()}"
+
+
+def _skip(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+class _Walker:
+    """Re-reads already validated JSON text to find spans, duplicate keys and NaN/Infinity."""
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text = text
+        self.index = index
+        self.smap = SourceMap(index)
+        self.problems: list[Problem] = []
+
+    def value(self, i: int, pointer: Pointer) -> int:
+        # Iterative over containers so depth is bounded only by what json.loads accepted.
+        stack: list[Any] = []
+        end = self._one(i, pointer, stack)
+        while stack:
+            end = self._step(stack)
+        return end
+
+    def _one(self, i: int, pointer: Pointer, stack: list[Any]) -> int:
+        text = self.text
+        c = text[i]
+        if c == "{" or c == "[":
+            stack.append([c, i, pointer, _skip(text, i + 1), 0, {}])
+            return i
+        if c == '"':
+            end = scanstring(text, i + 1)[1]
+        else:
+            end = self._scalar(i)
+        self.smap.values[pointer] = self.index.span(i, end)
+        return end
+
+    def _scalar(self, i: int) -> int:
+        for literal in _LITERALS:
+            if self.text.startswith(literal, i):
+                if literal[-1] == "y" or literal == "NaN":
+                    self.problems.append(Problem(self.index.span(i, i + len(literal)),
+                                                 f"{literal} is not valid JSON"))
+                return i + len(literal)
+        m = _NUMBER.match(self.text, i)
+        return m.end() if m else i + 1
+
+    def _step(self, stack: list[Any]) -> int:
+        frame = stack[-1]
+        opener, start, pointer, i, count, seen = frame
+        text = self.text
+        if text[i] in "]}":
+            stack.pop()
+            self.smap.values[pointer] = self.index.span(start, i + 1)
+            return self._after(stack, i + 1)
+        if opener == "{":
+            key, after_key = scanstring(text, i + 1)
+            key_span = self.index.span(i, after_key)
+            if key in seen:
+                self.problems.append(Problem(key_span, f"duplicate key {key!r} "
+                                             f"(first on line {seen[key]})", "duplicate-key"))
+            else:
+                seen[key] = key_span.line
+            child: Pointer = (*pointer, key)
+            self.smap.keys[child] = key_span
+            i = _skip(text, _skip(text, after_key) + 1)  # past the colon
+        else:
+            child = (*pointer, count)
+        frame[4] = count + 1
+        frame[3] = i
+        depth = len(stack)
+        end = self._one(i, child, stack)
+        if len(stack) > depth:
+            return end
+        return self._after(stack, end)
+
+    def _after(self, stack: list[Any], end: int) -> int:
+        if stack:
+            i = _skip(self.text, end)
+            if self.text[i] == ",":
+                i = _skip(self.text, i + 1)
+            stack[-1][3] = i
+        return end

@@ -1,0 +1,65 @@
+"""Where each value and key of a parsed document sits in its text."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from evallint.model import Pointer, Span
+
+
+class LineIndex:
+    """Turns character offsets into 1-based (line, column); columns count code points."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, col = self.position(start)
+        end_line, end_col = self.position(end)
+        return Span(line, col, end_line, end_col)
+
+    def line_end(self, line: int) -> int:
+        """Column just past the last character of a 1-based line (CR of CRLF excluded)."""
+        start = self.starts[line - 1]
+        stop = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
+        if stop > start and self.text[stop - 1] == "\r":
+            stop -= 1
+        return stop - start + 1
+
+
+@dataclass(slots=True)
+class SourceMap:
+    """Spans by pointer, for values and for the keys that lead to them."""
+
+    lines: LineIndex
+    values: dict[Pointer, Span] = field(default_factory=dict)
+    keys: dict[Pointer, Span] = field(default_factory=dict)
+    # Raw text of unquoted YAML scalars that YAML typed as something other than a string.
+    plain: dict[Pointer, str] = field(default_factory=dict)
+
+    def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
+        """Exact span, else the nearest ancestor's; a multi-line value is cut to its first line."""
+        if on_key and pointer in self.keys:
+            return self.keys[pointer]
+        for n in range(len(pointer), -1, -1):
+            span = self.values.get(pointer[:n])
+            if span is not None:
+                return self._first_line(span)
+        return Span(1, 1, 1, 1)
+
+    def _first_line(self, span: Span) -> Span:
+        if span.end_line == span.line:
+            return span
+        return Span(span.line, span.column, span.line, self.lines.line_end(span.line))

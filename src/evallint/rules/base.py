@@ -1,0 +1,72 @@
+"""What a rule is: a function that yields symbolic findings, plus its id, severity and docs."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from evallint.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+Check = Callable[["Document", "Context"], Iterable[Finding]]
+
+_KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+_EXAMPLE = re.compile(r"^(Bad|Good) \((?P<path>[^)]+)\):\n(?P<body>(?:(?: {4}.*)?\n)+)", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    good: bool
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    kinds: frozenset[str]  # empty: every kind
+    summary: str
+    description: str
+    check: Check | None = field(compare=False)  # None: reported by the engine itself
+
+    def applies_to(self, kind: str) -> bool:
+        return not self.kinds or kind in self.kinds
+
+    @property
+    def examples(self) -> tuple[Example, ...]:
+        return tuple(
+            Example(m.group(1) == "Good", m.group("path"),
+                    "\n".join(line[4:] for line in m.group("body").splitlines()).strip("\n")
+                    + "\n")
+            for m in _EXAMPLE.finditer(self.description + "\n")
+        )
+
+
+def _docs(doc: str | None) -> tuple[str, str]:
+    text = inspect.cleandoc(doc or "")
+    summary, _, rest = text.partition("\n")
+    return summary.strip(), rest.strip("\n")
+
+
+def rule(rule_id: str, severity: Severity, *, kinds: Iterable[str] = ()) -> Callable[[Check], Rule]:
+    """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
+    assert _KEBAB.match(rule_id), rule_id
+
+    def wrap(check: Check) -> Rule:
+        summary, description = _docs(check.__doc__)
+        return Rule(rule_id, severity, frozenset(kinds), summary, description, check)
+
+    return wrap
+
+
+def builtin(rule_id: str, severity: Severity, doc: str) -> Rule:
+    """A rule the engine reports itself (parse problems), documented like the others."""
+    summary, description = _docs(doc)
+    return Rule(rule_id, severity, frozenset(), summary, description, None)

@@ -1,0 +1,107 @@
+"""Rules about keys a schema does not know: misspellings, closed objects, unknown check kinds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.model import Finding, Severity
+from evallint.rules.base import rule
+from evallint.schemas import load_schema
+from evallint.suggest import suggest
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+
+@rule("unknown-key", Severity.ERROR)
+def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A key that is not allowed in this object.
+
+    Some objects are closed (a rubric's `scoring`, a judge's `validation`): every key they may
+    hold is known, so any other key is a mistake that would be ignored at run time.
+
+    Bad (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass, treshold: 0.7}
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass, threshold: 0.7}
+    """
+    for obj in ctx.object_keys(doc):
+        if obj.closed:
+            for key in obj.unknown:
+                hint = suggest(key, obj.known)
+                tail = f"; did you mean {hint!r}?" if hint else \
+                    f"; expected one of {', '.join(map(repr, sorted(obj.known)))}"
+                yield Finding((*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True)
+
+
+@rule("key-typo", Severity.WARNING)
+def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An unknown key is close to a known one: probably a misspelling.
+
+    Objects that allow extension keys (questions, rubric roots, checks) accept unknown keys, so a
+    misspelt `expected_facts` loads silently and the grader sees no facts. A key close to a known
+    key at the same place is reported with the key it probably meant; keys far from every known
+    key are left alone as extensions.
+
+    Bad (datasets/refunds.yaml):
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            expecteed_facts: ["within 30 days"]
+    Good (datasets/refunds.yaml):
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            expected_facts: ["within 30 days"]
+    """
+    for obj in ctx.object_keys(doc):
+        if not obj.closed:
+            for key in obj.unknown:
+                hint = suggest(key, obj.known)
+                if hint is not None:
+                    yield Finding((*obj.pointer, key),
+                                  f"unknown key {key!r}; did you mean {hint!r}?", on_key=True)
+
+
+def known_check_kinds() -> list[str]:
+    kinds: list[str] = load_schema("rubric")["definitions"]["check"]["properties"]["kind"][
+        "examples"]
+    return kinds
+
+
+@rule("unknown-check-kind", Severity.WARNING, kinds=("rubric",))
+def unknown_check_kind(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A rubric check has a `kind` no built-in executor runs.
+
+    Executors can add kinds, so this is a warning; a check no executor claims is left out of the
+    score. A kind close to a built-in one is reported with the kind it probably meant.
+
+    Bad (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: must_contain, id: polite, values: [please]}]
+        scoring: {combine: all_pass}
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: must_contain_any, id: polite, values: [please]}]
+        scoring: {combine: all_pass}
+    """
+    checks = doc.data.get("checks") if isinstance(doc.data, dict) else None
+    if not isinstance(checks, list):
+        return
+    known = known_check_kinds()
+    for i, check in enumerate(checks):
+        kind = check.get("kind") if isinstance(check, dict) else None
+        if isinstance(kind, str) and kind not in known:
+            hint = suggest(kind, known)
+            tail = f"; did you mean {hint!r}?" if hint else " (no built-in executor runs it)"
+            yield Finding(("checks", i, "kind"), f"unknown check kind {kind!r}{tail}")

@@ -1,0 +1,40 @@
+"""Problems found while reading a file; the engine reports them, these entries document them."""
+
+from __future__ import annotations
+
+from evallint.model import Severity
+from evallint.rules.base import builtin
+
+PARSE_ERROR = builtin("parse-error", Severity.ERROR, """
+    The file cannot be read as data: invalid UTF-8, YAML or JSON, or a hostile shape.
+
+    Reported at the first position the parser could not accept. Also covers `NaN`/`Infinity` and
+    trailing commas in JSON, YAML files with several documents, unsupported YAML tags, aliases that
+    expand past a budget (alias bombs), nesting deeper than 200 levels, and files over the size
+    limit (`max-file-size`). It cannot be turned off: nothing else can be checked in such a file.
+
+    Bad (rubrics/tone.yaml):
+        id: tone
+        checks: [
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass}
+""")
+
+DUPLICATE_KEY = builtin("duplicate-key", Severity.ERROR, """
+    A key appears twice in one mapping; loaders keep only the last value.
+
+    Reported on the second key, naming the line of the first.
+
+    Bad (judges/accuracy.yaml):
+        id: accuracy
+        version: "1.0.0"
+        template: "Grade {{ output }}"
+        template: "Score {{ output }}"
+    Good (judges/accuracy.yaml):
+        id: accuracy
+        version: "1.0.0"
+        template: "Score {{ output }}"
+""")

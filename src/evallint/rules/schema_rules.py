@@ -1,0 +1,76 @@
+"""Rules that report what a file's JSON Schema rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.model import Finding, Severity
+from evallint.rules.base import rule
+from evallint.schemas import SchemaError, json_type
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+
+def _yaml_trap(doc: Document, err: SchemaError) -> str | None:
+    """The unquoted text behind a value YAML 1.1 typed where the schema wants a string."""
+    if doc.fmt != "yaml" or err.keyword != "type" or isinstance(err.value, dict | list):
+        return None
+    wanted = err.expected if isinstance(err.expected, list) else [err.expected]
+    if "string" not in wanted:
+        return None
+    return doc.source_map().plain.get(err.pointer)
+
+
+@rule("schema-violation", Severity.ERROR)
+def schema_violation(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """The file does not match the JSON Schema of its kind.
+
+    Missing required keys are reported on the object that lacks them; wrong types, values outside
+    an enum (with a did-you-mean), malformed versions and references on the value itself.
+    `evallint schema NAME` prints the schema.
+
+    Bad (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks:
+          - kind: must_contain_any
+            id: polite
+        scoring: {combine: all_pass}
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks:
+          - kind: must_contain_any
+            id: polite
+            values: [please, thank you]
+        scoring: {combine: all_pass}
+    """
+    for err in ctx.schema_errors(doc):
+        if _yaml_trap(doc, err) is None:
+            yield Finding(err.pointer, err.message, on_key=err.keyword == "required")
+
+
+@rule("yaml-implicit-type", Severity.ERROR)
+def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An unquoted YAML value is read as a number, boolean or null where text is expected.
+
+    YAML 1.1 reads `version: 1.10` as the number 1.1, and `no`, `off`, `yes`, `on` as booleans.
+    Quote such values. Unquoted dates are kept as text, so `validated_at: 2026-01-31` is fine.
+
+    Bad (judges/accuracy.yaml):
+        id: accuracy
+        version: 1.10
+        template: "Score {{ output }}"
+    Good (judges/accuracy.yaml):
+        id: accuracy
+        version: "1.10.0"
+        template: "Score {{ output }}"
+    """
+    for err in ctx.schema_errors(doc):
+        raw = _yaml_trap(doc, err)
+        if raw is not None:
+            yield Finding(err.pointer, f"{raw} is read by YAML as the {json_type(err.value)} "
+                                       f"{err.value!r}, not as text; quote it: \"{raw}\"")

@@ -1,0 +1,189 @@
+"""Bundled JSON Schemas: loaded and compiled once, errors turned into exact pointers and plain words.
+
+fastjsonschema is compiled with `use_default=False` (it would otherwise write defaults into the
+data the rules read), `fast_fail=False` (every error in a file, not the first), and `$ref`
+handlers that refuse every scheme (by default it fetches remote refs with urllib).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from evallint.errors import EvallintError
+from evallint.model import JSON, Pointer
+from evallint.suggest import suggest
+
+Validator = Callable[[JSON], JSON]
+
+
+def _refuse(uri: str) -> JSON:
+    raise EvallintError(f"schema $ref {uri!r} is not resolved: evallint never reads the network "
+                        "or files outside its own schemas")
+
+
+class _RefuseAll(dict[str, Callable[[str], JSON]]):
+    """A handler table that claims every URI scheme, so nothing falls through to urlopen."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Callable[[str], JSON]:
+        return _refuse
+
+
+NO_NETWORK = _RefuseAll()
+
+
+def schema_dir() -> Path:
+    packaged = resources.files("evallint") / "schema"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    # Running from a source checkout (editable install): the top-level schema/ folder.
+    return Path(__file__).resolve().parents[2] / "schema"
+
+
+def schema_names() -> list[str]:
+    return sorted(p.name.removesuffix(".schema.json")
+                  for p in schema_dir().rglob("*.schema.json"))
+
+
+@functools.cache
+def load_schema(name: str) -> dict[str, Any]:
+    path = schema_dir() / f"{name}.schema.json"
+    if not path.is_file():
+        raise EvallintError(f"no bundled schema {name!r}; known: {', '.join(schema_names())}")
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def compile_schema(schema: dict[str, Any], *, fast_fail: bool = False) -> Validator:
+    import fastjsonschema  # deferred: ~20 ms of import that a `rules` run never needs
+
+    return fastjsonschema.compile(  # type: ignore[no-any-return]
+        schema, handlers=NO_NETWORK, use_default=False, fast_fail=fast_fail
+    )
+
+
+@functools.cache
+def validator(name: str) -> Validator:
+    return compile_schema(load_schema(name))
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaError:
+    pointer: Pointer
+    keyword: str
+    message: str
+    value: JSON
+    expected: JSON  # the keyword's argument (the `type`, the `enum` list, ...)
+
+
+def validate(name: str, data: JSON) -> list[SchemaError]:
+    import fastjsonschema
+
+    try:
+        validator(name)(data)
+    except fastjsonschema.JsonSchemaValuesException as exc:
+        return [e for err in exc.errors for e in _convert(err, data)]
+    except RecursionError:
+        return [SchemaError((), "depth", "document is nested too deeply to validate", None, None)]
+    return []
+
+
+def pointer_of(name: str, data: JSON) -> Pointer:
+    """fastjsonschema's `data.a.b[3]` back to a pointer, by walking the real data.
+
+    Its `.path` is ambiguous for keys holding '.' or '[' (fastjsonschema issue #97); walking the
+    data and taking the longest key that fits is not.
+    """
+    rest = name[4:] if name.startswith("data") else name
+    cur, out = data, []
+    while rest:
+        if rest[0] == "[" and isinstance(cur, list):
+            close = rest.index("]")
+            index = int(rest[1:close])
+            out.append(index)
+            cur, rest = cur[index], rest[close + 1 :]
+        elif rest[0] == "." and isinstance(cur, dict):
+            rest = rest[1:]
+            key = max((k for k in cur if rest.startswith(k)
+                       and rest[len(k) : len(k) + 1] in ("", ".", "[")), key=len, default=None)
+            if key is None:
+                break
+            out.append(key)
+            cur, rest = cur[key], rest[len(key) :]
+        else:
+            break
+    return tuple(out)
+
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
+               int: "integer", float: "number"}
+
+
+def json_type(value: JSON) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _convert(err: Any, data: JSON) -> Iterator[SchemaError]:
+    keyword, arg, value = err.rule, err.rule_definition, err.value
+    pointer = pointer_of(err.name or "data", data)
+    if keyword == "additionalProperties":
+        return  # the unknown-key rule owns these, with a did-you-mean
+    if keyword == "required":
+        for key in arg:
+            if isinstance(value, dict) and key not in value:
+                yield SchemaError(pointer, keyword, f"missing required key {key!r}", value, key)
+        return
+    yield SchemaError(pointer, keyword, _message(keyword, arg, value, err.definition), value, arg)
+
+
+def _message(keyword: str, arg: JSON, value: JSON, definition: dict[str, Any]) -> str:
+    if keyword == "type":
+        wanted = " or ".join(arg) if isinstance(arg, list) else arg
+        return f"expected {wanted}, got {json_type(value)} {_short(value)}"
+    if keyword == "enum":
+        hint = suggest(value, [str(a) for a in arg]) if isinstance(value, str) else None
+        tail = f"; did you mean {hint!r}?" if hint else ""
+        return f"{_short(value)} is not one of {', '.join(map(repr, arg))}{tail}"
+    if keyword == "pattern":
+        title = definition.get("title")
+        return f"{_short(value)} is not {title}" if title else \
+            f"{_short(value)} does not match {arg!r}"
+    if keyword in ("minItems", "minLength") and arg == 1:
+        return "must not be empty"
+    if keyword in ("anyOf", "oneOf"):
+        keys = [next(iter(alt["required"])) for alt in arg
+                if isinstance(alt, dict) and list(alt) == ["required"]]
+        if len(keys) == len(arg):
+            return f"needs one of {', '.join(map(repr, keys))}"
+        return "does not match any allowed shape"
+    return _SIMPLE.get(keyword, "{keyword}: {arg!r}").format(keyword=keyword, arg=arg,
+                                                            value=_short(value))
+
+
+_SIMPLE = {
+    "minItems": "needs at least {arg} items",
+    "maxItems": "has more than {arg} items",
+    "minLength": "must be at least {arg} characters long",
+    "maxLength": "must be at most {arg} characters long",
+    "minimum": "{value} is less than the minimum {arg}",
+    "maximum": "{value} is more than the maximum {arg}",
+    "exclusiveMinimum": "{value} must be more than {arg}",
+    "exclusiveMaximum": "{value} must be less than {arg}",
+    "const": "expected {arg!r}, got {value}",
+    "format": "{value} is not a valid {arg}",
+    "uniqueItems": "items must be unique",
+    "minProperties": "needs at least {arg} keys",
+    "not": "this value is not allowed here",
+}
+
+
+def _short(value: JSON) -> str:
+    text = repr(value) if not isinstance(value, dict | list) else json_type(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,132 @@
+"""Which keys a schema knows at each object of a document, for unknown-key and did-you-mean rules.
+
+The walk follows the data and the schema together: `$ref`, `allOf`, `anyOf`/`oneOf` (all
+alternatives), `if`/`then`/`else` (the `if` is evaluated), `properties`, `patternProperties`,
+`additionalProperties` and `items`. It descends only where the schema describes structure, so
+free-form objects (`metadata`) cost nothing and are never reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from evallint.model import JSON, Pointer
+from evallint.schemas import compile_schema, load_schema
+
+Schema = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectKeys:
+    pointer: Pointer
+    known: frozenset[str]
+    closed: bool  # additionalProperties: false; unknown keys are errors
+    unknown: tuple[str, ...]
+
+
+def unknown_keys(schema_name: str, data: JSON) -> list[ObjectKeys]:
+    """Every object that holds keys its schema does not name, in document order."""
+    walker = _Walker(load_schema(schema_name))
+    walker.walk([walker.root], data, ())
+    return walker.found
+
+
+class _Walker:
+    def __init__(self, root: Schema) -> None:
+        self.root = root
+        self.found: list[ObjectKeys] = []
+
+    def walk(self, schemas: list[Schema], data: JSON, pointer: Pointer) -> None:
+        flat = [s for schema in schemas for s in self.applicable(schema, data)]
+        if isinstance(data, dict):
+            self.walk_object(flat, data, pointer)
+        elif isinstance(data, list):
+            items = [s["items"] for s in flat if isinstance(s.get("items"), dict)]
+            if items:
+                for i, item in enumerate(data):
+                    if isinstance(item, dict | list):
+                        self.walk(items, item, (*pointer, i))
+
+    def walk_object(self, flat: list[Schema], data: dict[str, JSON], pointer: Pointer) -> None:
+        known, closed, patterns, extra = _shape(tuple(id(s) for s in flat), flat)
+        unknown = [k for k in data if k not in known
+                   and not any(p.search(k) for p in patterns)]
+        if unknown and (closed or not extra):
+            self.found.append(ObjectKeys(pointer, known, closed, tuple(unknown)))
+        for key, value in data.items():
+            if not isinstance(value, dict | list):
+                continue
+            subs = [s["properties"][key] for s in flat if key in s.get("properties", {})]
+            subs += [sub for s in flat for pat, sub in s.get("patternProperties", {}).items()
+                     if re.search(pat, key)]
+            if not subs and key not in known:
+                subs = list(extra)
+            if subs:
+                self.walk(subs, value, (*pointer, key))
+
+    def applicable(self, schema: Schema, data: JSON) -> list[Schema]:
+        out: list[Schema] = []
+        stack = [schema]
+        while stack:
+            s = stack.pop()
+            if "$ref" in s:
+                stack.append(self.resolve(s["$ref"]))
+            out.append(s)
+            for key in ("allOf", "anyOf", "oneOf"):
+                stack.extend(x for x in s.get(key, ()) if isinstance(x, dict))
+            if "if" in s:
+                branch = s.get("then") if self.holds(s["if"], data) else s.get("else")
+                if isinstance(branch, dict):
+                    stack.append(branch)
+        return out
+
+    def resolve(self, ref: str) -> Schema:
+        node: Any = self.root
+        for part in ref.lstrip("#/").split("/"):
+            node = node[part]
+        return node  # type: ignore[no-any-return]
+
+    def holds(self, condition: Schema, data: JSON) -> bool:
+        return _condition(id(condition), self.root, condition)(data)
+
+
+_SHAPES: dict[tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...],
+                                    tuple[Schema, ...]]] = {}
+
+
+def _shape(key: tuple[int, ...], flat: list[Schema]) -> tuple[
+        frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]:
+    # Schemas are loaded once per process, so their ids are stable cache keys.
+    shape = _SHAPES.get(key)
+    if shape is None:
+        known = frozenset(k for s in flat for k in s.get("properties", {}))
+        closed = any(s.get("additionalProperties") is False for s in flat)
+        patterns = tuple(re.compile(p) for s in flat for p in s.get("patternProperties", {}))
+        extra = tuple(s["additionalProperties"] for s in flat
+                      if isinstance(s.get("additionalProperties"), dict))
+        shape = _SHAPES[key] = (known, closed, patterns, extra)
+    return shape
+
+
+_CONDITIONS: dict[int, Any] = {}
+
+
+def _condition(key: int, root: Schema, condition: Schema) -> Any:
+    check = _CONDITIONS.get(key)
+    if check is None:
+        validate = compile_schema({**condition, "definitions": root.get("definitions", {})},
+                                  fast_fail=True)
+
+        def check(data: JSON) -> bool:
+            import fastjsonschema
+
+            try:
+                validate(data)
+            except fastjsonschema.JsonSchemaValueException:
+                return False
+            return True
+
+        _CONDITIONS[key] = check
+    return check
