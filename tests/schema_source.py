@@ -107,29 +107,37 @@ def dataset() -> S:
             "metadata": {"type": "object", "description": "Grader-specific data."},
         },
     }
-    return root("dataset", "ai_eval dataset", "Questions an eval runs, with what graders expect.", {
-        "type": "object",
-        "required": ["questions"],
-        "properties": {
-            "$schema": string("The schema this file follows."),
-            "id": string("Dataset id."),
-            "version": {"$ref": "#/definitions/semver"},
-            "description": string("What this dataset covers."),
-            "metadata": {"type": "object", "description": "Free-form data about the dataset."},
-            "questions": {
-                "type": "array",
-                "description": "The questions; at least one.",
-                "minItems": 1,
-                "items": {"$ref": "#/definitions/question"},
+    return root(
+        "dataset",
+        "ai_eval dataset",
+        "Questions an eval runs, with what graders expect.",
+        {
+            "type": "object",
+            "required": ["questions"],
+            "properties": {
+                "$schema": string("The schema this file follows."),
+                "id": string("Dataset id."),
+                "version": {"$ref": "#/definitions/semver"},
+                "description": string("What this dataset covers."),
+                "metadata": {"type": "object", "description": "Free-form data about the dataset."},
+                "questions": {
+                    "type": "array",
+                    "description": "The questions; at least one.",
+                    "minItems": 1,
+                    "items": {"$ref": "#/definitions/question"},
+                },
+            },
+            "definitions": {
+                "semver": SEMVER_DEF,
+                "rubric_ref": {
+                    **ref_def("rubric"),
+                    "description": "Rubric that grades this question.",
+                },
+                "question": question,
+                "expected_tool": EXPECTED_TOOL,
             },
         },
-        "definitions": {
-            "semver": SEMVER_DEF,
-            "rubric_ref": {**ref_def("rubric"), "description": "Rubric that grades this question."},
-            "question": question,
-            "expected_tool": EXPECTED_TOOL,
-        },
-    })
+    )
 
 
 def values(description: str) -> S:
@@ -214,8 +222,11 @@ def check_kinds() -> dict[str, S]:
                         "required": ["judge_prompt_ref"],
                         "properties": {
                             "judge_prompt_ref": judge_ref,
-                            "weight": {"type": "number", "minimum": 0,
-                                       "description": "Weight of this judge."},
+                            "weight": {
+                                "type": "number",
+                                "minimum": 0,
+                                "description": "Weight of this judge.",
+                            },
                         },
                     },
                 },
@@ -237,10 +248,12 @@ def rubric() -> S:
         "required": ["kind", "id"],
         "properties": {
             "kind": string("Check kind.", examples=list(kinds)),
-            "id": string("Stable id of the check; per-check results are keyed by it.",
-                         minLength=1),
-            "weight": {"type": "number", "minimum": 0,
-                       "description": "Weight under scoring.combine: weighted_avg."},
+            "id": string("Stable id of the check; per-check results are keyed by it.", minLength=1),
+            "weight": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Weight under scoring.combine: weighted_avg.",
+            },
             "description": string("What the check is for (not score-affecting)."),
         },
         "allOf": [
@@ -261,37 +274,52 @@ def rubric() -> S:
     }
     for name, body in kinds.items():
         definitions[f"check_{name}"] = body
-    return root("rubric", "ai_eval rubric", "A versioned composition of checks.", {
-        "type": "object",
-        "required": ["id", "version", "checks", "scoring"],
-        "properties": {
-            "$schema": string("The schema this file follows."),
-            "id": {"$ref": "#/definitions/id"},
-            "version": {"$ref": "#/definitions/semver"},
-            "description": string("What this rubric grades."),
-            "metadata": {"type": "object", "description": "Free-form data (not score-affecting)."},
-            "checks": {
-                "type": "array",
-                "description": "The checks; at least one.",
-                "minItems": 1,
-                "items": {"$ref": "#/definitions/check"},
-            },
-            "scoring": {
-                "type": "object",
-                "description": "How check results combine into a score.",
-                "required": ["combine"],
-                "additionalProperties": False,
-                "properties": {
-                    "combine": {
-                        "description": "Combination of check results.",
-                        "enum": ["all_pass", "any_pass", "weighted_avg", "min", "max", "median"],
+    return root(
+        "rubric",
+        "ai_eval rubric",
+        "A versioned composition of checks.",
+        {
+            "type": "object",
+            "required": ["id", "version", "checks", "scoring"],
+            "properties": {
+                "$schema": string("The schema this file follows."),
+                "id": {"$ref": "#/definitions/id"},
+                "version": {"$ref": "#/definitions/semver"},
+                "description": string("What this rubric grades."),
+                "metadata": {
+                    "type": "object",
+                    "description": "Free-form data (not score-affecting).",
+                },
+                "checks": {
+                    "type": "array",
+                    "description": "The checks; at least one.",
+                    "minItems": 1,
+                    "items": {"$ref": "#/definitions/check"},
+                },
+                "scoring": {
+                    "type": "object",
+                    "description": "How check results combine into a score.",
+                    "required": ["combine"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "combine": {
+                            "description": "Combination of check results.",
+                            "enum": [
+                                "all_pass",
+                                "any_pass",
+                                "weighted_avg",
+                                "min",
+                                "max",
+                                "median",
+                            ],
+                        },
+                        "threshold": {"type": "number", "description": "Pass mark for the score."},
                     },
-                    "threshold": {"type": "number", "description": "Pass mark for the score."},
                 },
             },
+            "definitions": definitions,
         },
-        "definitions": definitions,
-    })
+    )
 
 
 def judge() -> S:
@@ -300,44 +328,64 @@ def judge() -> S:
         "description": "How well this judge agrees with human labels.",
         "additionalProperties": False,
         "properties": {
-            "tpr": {"type": "number", "minimum": 0, "maximum": 1,
-                    "description": "True positive rate."},
-            "tnr": {"type": "number", "minimum": 0, "maximum": 1,
-                    "description": "True negative rate."},
+            "tpr": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "True positive rate.",
+            },
+            "tnr": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "True negative rate.",
+            },
             "validated_against": {"$ref": "#/definitions/semver"},
             "validated_at": {"$ref": "#/definitions/date"},
             "sample_size": integer("Labelled samples used.", 1),
         },
     }
-    return root("judge", "ai_eval judge", "An LLM-as-judge prompt template, versioned.", {
-        "type": "object",
-        "required": ["id", "version", "template"],
-        "properties": {
-            "$schema": string("The schema this file follows."),
-            "id": {"$ref": "#/definitions/id"},
-            "version": {"$ref": "#/definitions/semver"},
-            "template": string("Prompt with {{ input }}, {{ output }}, {{ expected }}, "
-                               "{{ context }}.", minLength=1),
-            "score_type": {"description": "Kind of score the judge returns.",
-                           "enum": ["binary", "continuous", "levels"]},
-            "level_names": strings("Names of the levels, lowest first.", min_items=1),
-            "validation": validation,
-            "applicable_to": strings("Domains the judge was validated on."),
-            "description": string("What the judge assesses (not score-affecting)."),
-            "metadata": {"type": "object", "description": "Free-form data (not score-affecting)."},
-        },
-        "if": {"properties": {"score_type": {"const": "levels"}}, "required": ["score_type"]},
-        "then": {"required": ["level_names"]},
-        "definitions": {
-            "semver": SEMVER_DEF,
-            "id": ID_DEF,
-            "date": {
-                "title": "a date as YYYY-MM-DD",
-                "type": "string",
-                "pattern": "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])$",
+    return root(
+        "judge",
+        "ai_eval judge",
+        "An LLM-as-judge prompt template, versioned.",
+        {
+            "type": "object",
+            "required": ["id", "version", "template"],
+            "properties": {
+                "$schema": string("The schema this file follows."),
+                "id": {"$ref": "#/definitions/id"},
+                "version": {"$ref": "#/definitions/semver"},
+                "template": string(
+                    "Prompt with {{ input }}, {{ output }}, {{ expected }}, {{ context }}.",
+                    minLength=1,
+                ),
+                "score_type": {
+                    "description": "Kind of score the judge returns.",
+                    "enum": ["binary", "continuous", "levels"],
+                },
+                "level_names": strings("Names of the levels, lowest first.", min_items=1),
+                "validation": validation,
+                "applicable_to": strings("Domains the judge was validated on."),
+                "description": string("What the judge assesses (not score-affecting)."),
+                "metadata": {
+                    "type": "object",
+                    "description": "Free-form data (not score-affecting).",
+                },
+            },
+            "if": {"properties": {"score_type": {"const": "levels"}}, "required": ["score_type"]},
+            "then": {"required": ["level_names"]},
+            "definitions": {
+                "semver": SEMVER_DEF,
+                "id": ID_DEF,
+                "date": {
+                    "title": "a date as YYYY-MM-DD",
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])$",
+                },
             },
         },
-    })
+    )
 
 
 def render(schema: S) -> str:

@@ -28,10 +28,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output", metavar="FILE", help="write the report to FILE")
     check.add_argument("--strict", action="store_true", help="warnings fail the run too")
     check.add_argument("--config", metavar="FILE", help="read configuration from FILE")
-    check.add_argument("--select", type=_rule_list, default=[], metavar="RULES",
-                       help="comma-separated rule ids: run only these")
-    check.add_argument("--ignore", type=_rule_list, default=[], metavar="RULES",
-                       help="comma-separated rule ids: do not run these")
+    check.add_argument(
+        "--select",
+        type=_rule_list,
+        default=[],
+        metavar="RULES",
+        help="comma-separated rule ids: run only these",
+    )
+    check.add_argument(
+        "--ignore",
+        type=_rule_list,
+        default=[],
+        metavar="RULES",
+        help="comma-separated rule ids: do not run these",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
     rules = sub.add_parser("rules", help="list every rule with its documentation")
     rules.add_argument("--format", choices=["text", "markdown"], default="text")
@@ -60,8 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug of ours: one clear line, never a traceback
         if os.environ.get("EVALLINT_DEBUG"):
             raise
-        print(f"evallint: internal error: {type(exc).__name__}: {exc} "
-              "(set EVALLINT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
+        print(
+            f"evallint: internal error: {type(exc).__name__}: {exc} "
+            "(set EVALLINT_DEBUG=1 for a traceback, and please report it)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
 
 
@@ -79,8 +92,13 @@ def run_check(args: argparse.Namespace) -> int:
     config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
     paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
     report = lint(paths, FsSource(root), config)
-    report = Report(report.diagnostics, report.files_checked, report.seconds,
-                    (*skipped, *report.skipped), report.notes)
+    report = Report(
+        report.diagnostics,
+        report.files_checked,
+        report.seconds,
+        (*skipped, *report.skipped),
+        report.notes,
+    )
     text = FORMATTERS[args.format](report, verbose=args.verbose)
     _write(text, args.output)
     return report.exit_code(strict=config.strict)

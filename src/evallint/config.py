@@ -115,8 +115,10 @@ def from_table(table: dict[str, Any], source: str) -> Config:
     for obj in unknown_keys("config", table):
         for key in obj.unknown:
             hint = suggest(key, obj.known)
-            problems.append(f"{_where((*obj.pointer, key))}unknown key {key!r}"
-                            + (f"; did you mean {hint!r}?" if hint else ""))
+            problems.append(
+                f"{_where((*obj.pointer, key))}unknown key {key!r}"
+                + (f"; did you mean {hint!r}?" if hint else "")
+            )
     rules = table.get("rules", {})
     problems += _unknown_names("rules", list(rules), BY_ID)
     problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
@@ -145,17 +147,23 @@ def _unknown_names(where: str, names: Sequence[str], known: Mapping[str, object]
     for name in names:
         if name not in known:
             hint = suggest(name, known)
-            out.append(f"{where}: unknown {'kind' if where == 'kinds' else 'rule'} {name!r}"
-                       + (f"; did you mean {hint!r}?" if hint else ""))
+            out.append(
+                f"{where}: unknown {'kind' if where == 'kinds' else 'rule'} {name!r}"
+                + (f"; did you mean {hint!r}?" if hint else "")
+            )
     return out
 
 
-def with_flags(config: Config, *, strict: bool, select: Sequence[str],
-               ignore: Sequence[str]) -> Config:
+def with_flags(
+    config: Config, *, strict: bool, select: Sequence[str], ignore: Sequence[str]
+) -> Config:
     """Command-line flags over the file: they add, never silently drop."""
     problems = _unknown_names("--select", select, BY_ID) + _unknown_names("--ignore", ignore, BY_ID)
     if problems:
         raise EvallintError("; ".join(problems))
-    return replace(config, strict=config.strict or strict,
-                   select=tuple(select) or config.select,
-                   ignore=config.ignore + tuple(ignore))
+    return replace(
+        config,
+        strict=config.strict or strict,
+        select=tuple(select) or config.select,
+        ignore=config.ignore + tuple(ignore),
+    )

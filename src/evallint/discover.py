@@ -31,13 +31,14 @@ def inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
-def select(args: Sequence[str], cwd: Path, root: Path, in_git: bool,
-           config: Config) -> tuple[list[str], list[str]]:
+def select(
+    args: Sequence[str], cwd: Path, root: Path, in_git: bool, config: Config
+) -> tuple[list[str], list[str]]:
     """(paths to lint relative to root, skipped with reasons); explicit files are always kept."""
     chosen: list[str] = []
     skipped: list[str] = []
     for arg in args or ["."]:
-        path = (cwd / arg).absolute()
+        path = Path(os.path.normpath(cwd / arg))
         if not path.exists() and not path.is_symlink():
             raise EvallintError(f"no such file or directory: {arg!r}")
         if path.is_dir():

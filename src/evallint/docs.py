@@ -14,8 +14,11 @@ def _text(rule: Rule) -> str:
 
 def _markdown(rule: Rule) -> str:
     kinds = ", ".join(f"`{k}`" for k in sorted(rule.kinds)) or "all kinds"
-    parts = [f"### `{rule.id}`\n", f"{rule.summary}\n",
-             f"Default severity: **{rule.severity.label}**. Applies to: {kinds}.\n"]
+    parts = [
+        f"### `{rule.id}`\n",
+        f"{rule.summary}\n",
+        f"Default severity: **{rule.severity.label}**. Applies to: {kinds}.\n",
+    ]
     prose = rule.description.split("\nBad (", 1)[0].strip()
     if prose:
         parts.append(prose + "\n")

@@ -49,8 +49,9 @@ class Skipped:
     reason: str
 
 
-def lint(paths: Sequence[str], source: Source, config: Config, *,
-         rules: Sequence[Rule] = ALL_RULES) -> Report:
+def lint(
+    paths: Sequence[str], source: Source, config: Config, *, rules: Sequence[Rule] = ALL_RULES
+) -> Report:
     started = time.perf_counter()
     active = config.active_rules(rules)
     diagnostics: list[Diagnostic] = []
@@ -67,8 +68,9 @@ def lint(paths: Sequence[str], source: Source, config: Config, *,
     return Report(tuple(diagnostics), checked, time.perf_counter() - started, tuple(skipped))
 
 
-def read_document(path: str, source: Source, config: Config) -> tuple[Document | None, Kind | None,
-                                                                      Skipped | None]:
+def read_document(
+    path: str, source: Source, config: Config
+) -> tuple[Document | None, Kind | None, Skipped | None]:
     fmt = format_of(path)
     if fmt is None:
         return None, None, Skipped(path, "not YAML, JSON or JSONL")
@@ -78,8 +80,9 @@ def read_document(path: str, source: Source, config: Config) -> tuple[Document |
         kind = forced or path_kind(path, fmt)
         if kind is None:
             return None, None, Skipped(path, f"{size:,} bytes, over max-file-size")
-        problem = (f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit "
-                   "(max-file-size)")
+        problem = (
+            f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit (max-file-size)"
+        )
         return Document(path, fmt, "", None, False, ()), kind, Skipped(path, problem)
     doc = parse(path, source.read(path), fmt)
     kind = forced or declared_kind(doc.text, doc.data) or path_kind(path, fmt)
@@ -91,8 +94,9 @@ def read_document(path: str, source: Source, config: Config) -> tuple[Document |
     return doc, kind, None
 
 
-def check_file(path: str, source: Source, config: Config,
-               active: Sequence[tuple[Rule, Severity]]) -> list[Diagnostic] | Skipped:
+def check_file(
+    path: str, source: Source, config: Config, active: Sequence[tuple[Rule, Severity]]
+) -> list[Diagnostic] | Skipped:
     doc, kind, skipped = read_document(path, source, config)
     if kind is None or doc is None:
         assert skipped is not None
@@ -100,8 +104,11 @@ def check_file(path: str, source: Source, config: Config,
     if skipped is not None:  # too large, but of a known kind: that is a finding
         return [Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, skipped.reason)]
     levels = {r.id: level for r, level in active}
-    out = [Diagnostic(path, p.span, p.rule, levels[p.rule], p.message)
-           for p in doc.problems if p.rule in levels]
+    out = [
+        Diagnostic(path, p.span, p.rule, levels[p.rule], p.message)
+        for p in doc.problems
+        if p.rule in levels
+    ]
     if doc.ok:
         ctx = Context(kind, config)
         for rule, level in active:
@@ -113,6 +120,9 @@ def check_file(path: str, source: Source, config: Config,
 def place(doc: Document, finding: Finding, rule_id: str, level: Severity) -> Diagnostic:
     """A symbolic finding becomes a diagnostic at an exact position."""
     span = doc.locate(finding.pointer, on_key=finding.on_key)
-    related = tuple(Location(path or doc.path, doc.locate(ptr), note)
-                    for path, ptr, note in finding.related if path in (None, doc.path))
+    related = tuple(
+        Location(path or doc.path, doc.locate(ptr), note)
+        for path, ptr, note in finding.related
+        if path in (None, doc.path)
+    )
     return Diagnostic(doc.path, span, rule_id, level, finding.message, related)

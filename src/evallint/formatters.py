@@ -17,16 +17,17 @@ def _plural(n: int, word: str) -> str:
 def summary(report: Report) -> str:
     counts = [(report.count(s), s.label) for s in (Severity.ERROR, Severity.WARNING, Severity.NOTE)]
     found = ", ".join(_plural(n, label) for n, label in counts if n) or "no problems"
-    return (f"{_plural(report.files_checked, 'file')} checked: {found} "
-            f"({report.seconds:.2f} s)")
+    return f"{_plural(report.files_checked, 'file')} checked: {found} ({report.seconds:.2f} s)"
 
 
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """`path:line:col: severity: message [rule]`, clickable in editors and terminals."""
     lines = [f"skipped {s}" for s in report.skipped] if verbose else []
     lines += report.notes
-    lines += [f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: {d.message} [{d.rule}]"
-              for d in report.diagnostics]
+    lines += [
+        f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: {d.message} [{d.rule}]"
+        for d in report.diagnostics
+    ]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 

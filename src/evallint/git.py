@@ -16,8 +16,9 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
         return None
     try:
         repo = git.Repo(root)
-        out = repo.git.ls_files("-z", "--cached", "--others", "--exclude-standard", "--",
-                                *pathspecs)
+        out = repo.git.ls_files(
+            "-z", "--cached", "--others", "--exclude-standard", "--", *pathspecs
+        )
     except git.exc.InvalidGitRepositoryError:
         return None
     except git.exc.GitCommandError as exc:

@@ -44,10 +44,22 @@ def has_keys(*keys: str) -> ContentTest:
 _DATA = frozenset({"yaml", "json"})
 
 KINDS: tuple[Kind, ...] = (
-    Kind("rubric", "ai_eval rubric", "rubric", _DATA, in_dir("rubrics"),
-         has_keys("checks", "scoring")),
-    Kind("judge", "ai_eval judge", "judge", _DATA, in_dir("judges"),
-         has_keys("id", "version", "template")),
+    Kind(
+        "rubric",
+        "ai_eval rubric",
+        "rubric",
+        _DATA,
+        in_dir("rubrics"),
+        has_keys("checks", "scoring"),
+    ),
+    Kind(
+        "judge",
+        "ai_eval judge",
+        "judge",
+        _DATA,
+        in_dir("judges"),
+        has_keys("id", "version", "template"),
+    ),
     Kind("dataset", "ai_eval dataset", "dataset", _DATA, None, has_keys("questions")),
 )
 

@@ -1,4 +1,4 @@
-"""Bundled JSON Schemas: loaded and compiled once, errors turned into exact pointers and plain words.
+"""Bundled JSON Schemas: compiled once; errors turned into exact pointers and plain words.
 
 fastjsonschema is compiled with `use_default=False` (it would otherwise write defaults into the
 data the rules read), `fast_fail=False` (every error in a file, not the first), and `$ref`
@@ -23,8 +23,10 @@ Validator = Callable[[JSON], JSON]
 
 
 def _refuse(uri: str) -> JSON:
-    raise EvallintError(f"schema $ref {uri!r} is not resolved: evallint never reads the network "
-                        "or files outside its own schemas")
+    raise EvallintError(
+        f"schema $ref {uri!r} is not resolved: evallint never reads the network "
+        "or files outside its own schemas"
+    )
 
 
 class _RefuseAll(dict[str, Callable[[str], JSON]]):
@@ -49,8 +51,7 @@ def schema_dir() -> Path:
 
 
 def schema_names() -> list[str]:
-    return sorted(p.name.removesuffix(".schema.json")
-                  for p in schema_dir().rglob("*.schema.json"))
+    return sorted(p.name.removesuffix(".schema.json") for p in schema_dir().rglob("*.schema.json"))
 
 
 @functools.cache
@@ -58,15 +59,17 @@ def load_schema(name: str) -> dict[str, Any]:
     path = schema_dir() / f"{name}.schema.json"
     if not path.is_file():
         raise EvallintError(f"no bundled schema {name!r}; known: {', '.join(schema_names())}")
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
 
 
 def compile_schema(schema: dict[str, Any], *, fast_fail: bool = False) -> Validator:
     import fastjsonschema  # deferred: ~20 ms of import that a `rules` run never needs
 
-    return fastjsonschema.compile(  # type: ignore[no-any-return]
+    compiled: Validator = fastjsonschema.compile(
         schema, handlers=NO_NETWORK, use_default=False, fast_fail=fast_fail
     )
+    return compiled
 
 
 @functools.cache
@@ -111,8 +114,15 @@ def pointer_of(name: str, data: JSON) -> Pointer:
             cur, rest = cur[index], rest[close + 1 :]
         elif rest[0] == "." and isinstance(cur, dict):
             rest = rest[1:]
-            key = max((k for k in cur if rest.startswith(k)
-                       and rest[len(k) : len(k) + 1] in ("", ".", "[")), key=len, default=None)
+            key = max(
+                (
+                    k
+                    for k in cur
+                    if rest.startswith(k) and rest[len(k) : len(k) + 1] in ("", ".", "[")
+                ),
+                key=len,
+                default=None,
+            )
             if key is None:
                 break
             out.append(key)
@@ -122,8 +132,15 @@ def pointer_of(name: str, data: JSON) -> Pointer:
     return tuple(out)
 
 
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
-               int: "integer", float: "number"}
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    type(None): "null",
+    int: "integer",
+    float: "number",
+}
 
 
 def json_type(value: JSON) -> str:
@@ -153,18 +170,25 @@ def _message(keyword: str, arg: JSON, value: JSON, definition: dict[str, Any]) -
         return f"{_short(value)} is not one of {', '.join(map(repr, arg))}{tail}"
     if keyword == "pattern":
         title = definition.get("title")
-        return f"{_short(value)} is not {title}" if title else \
-            f"{_short(value)} does not match {arg!r}"
+        return (
+            f"{_short(value)} is not {title}"
+            if title
+            else f"{_short(value)} does not match {arg!r}"
+        )
     if keyword in ("minItems", "minLength") and arg == 1:
         return "must not be empty"
     if keyword in ("anyOf", "oneOf"):
-        keys = [next(iter(alt["required"])) for alt in arg
-                if isinstance(alt, dict) and list(alt) == ["required"]]
+        keys = [
+            next(iter(alt["required"]))
+            for alt in arg
+            if isinstance(alt, dict) and list(alt) == ["required"]
+        ]
         if len(keys) == len(arg):
             return f"needs one of {', '.join(map(repr, keys))}"
         return "does not match any allowed shape"
-    return _SIMPLE.get(keyword, "{keyword}: {arg!r}").format(keyword=keyword, arg=arg,
-                                                            value=_short(value))
+    return _SIMPLE.get(keyword, "{keyword}: {arg!r}").format(
+        keyword=keyword, arg=arg, value=_short(value)
+    )
 
 
 _SIMPLE = {

@@ -51,16 +51,19 @@ class _Walker:
 
     def walk_object(self, flat: list[Schema], data: dict[str, JSON], pointer: Pointer) -> None:
         known, closed, patterns, extra = _shape(tuple(id(s) for s in flat), flat)
-        unknown = [k for k in data if k not in known
-                   and not any(p.search(k) for p in patterns)]
+        unknown = [k for k in data if k not in known and not any(p.search(k) for p in patterns)]
         if unknown and (closed or not extra):
             self.found.append(ObjectKeys(pointer, known, closed, tuple(unknown)))
         for key, value in data.items():
             if not isinstance(value, dict | list):
                 continue
             subs = [s["properties"][key] for s in flat if key in s.get("properties", {})]
-            subs += [sub for s in flat for pat, sub in s.get("patternProperties", {}).items()
-                     if re.search(pat, key)]
+            subs += [
+                sub
+                for s in flat
+                for pat, sub in s.get("patternProperties", {}).items()
+                if re.search(pat, key)
+            ]
             if not subs and key not in known:
                 subs = list(extra)
             if subs:
@@ -89,23 +92,28 @@ class _Walker:
         return node  # type: ignore[no-any-return]
 
     def holds(self, condition: Schema, data: JSON) -> bool:
-        return _condition(id(condition), self.root, condition)(data)
+        return bool(_condition(id(condition), self.root, condition)(data))
 
 
-_SHAPES: dict[tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...],
-                                    tuple[Schema, ...]]] = {}
+_SHAPES: dict[
+    tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]
+] = {}
 
 
-def _shape(key: tuple[int, ...], flat: list[Schema]) -> tuple[
-        frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]:
+def _shape(
+    key: tuple[int, ...], flat: list[Schema]
+) -> tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]:
     # Schemas are loaded once per process, so their ids are stable cache keys.
     shape = _SHAPES.get(key)
     if shape is None:
         known = frozenset(k for s in flat for k in s.get("properties", {}))
         closed = any(s.get("additionalProperties") is False for s in flat)
         patterns = tuple(re.compile(p) for s in flat for p in s.get("patternProperties", {}))
-        extra = tuple(s["additionalProperties"] for s in flat
-                      if isinstance(s.get("additionalProperties"), dict))
+        extra = tuple(
+            s["additionalProperties"]
+            for s in flat
+            if isinstance(s.get("additionalProperties"), dict)
+        )
         shape = _SHAPES[key] = (known, closed, patterns, extra)
     return shape
 
@@ -116,8 +124,9 @@ _CONDITIONS: dict[int, Any] = {}
 def _condition(key: int, root: Schema, condition: Schema) -> Any:
     check = _CONDITIONS.get(key)
     if check is None:
-        validate = compile_schema({**condition, "definitions": root.get("definitions", {})},
-                                  fast_fail=True)
+        validate = compile_schema(
+            {**condition, "definitions": root.get("definitions", {})}, fast_fail=True
+        )
 
         def check(data: JSON) -> bool:
             import fastjsonschema

@@ -27,4 +27,5 @@ def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
     found = difflib.get_close_matches(word, candidates, n=3, cutoff=CUTOFF)
     # Among equally close names, one that extends what was typed (must_contain -> _any) wins.
     extending = [c for c in found if c.startswith(word)]
-    return (extending or found or [None])[0]
+    best = extending or found
+    return best[0] if best else None

@@ -27,13 +27,12 @@ class Document:
     problems: tuple[Problem, ...]
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def source_map(self) -> SourceMap:
+    def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
-        smap = self.memo.get("smap")
-        if smap is None:
-            smap = _LOADERS[self.fmt](self.text, record=True).smap
-            self.memo["smap"] = smap
-        return smap  # type: ignore[no-any-return]
+        if "smap" not in self.memo:
+            self.memo["smap"] = _LOADERS[self.fmt](self.text, record=True).smap
+        smap: SourceMap | None = self.memo["smap"]
+        return smap
 
     def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
         smap = self.source_map()
@@ -53,8 +52,10 @@ def decode(raw: bytes) -> str | Problem:
         head = raw[: exc.start]
         line = head.count(b"\n") + 1
         col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        return Problem(Span(line, col, line, col + 1),
-                       f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")
+        return Problem(
+            Span(line, col, line, col + 1),
+            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
+        )
     return text[1:] if text.startswith("\ufeff") else text
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
 from evallint.parse.positions import LineIndex, SourceMap
 from evallint.parse.yamlload import Loaded, Problem
 
+# The C string scanner json.loads itself uses; typeshed does not list it.
+scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 _WS = " \t\n\r"
@@ -126,10 +127,7 @@ class _Walker:
         if c == "{" or c == "[":
             stack.append([c, i, pointer, _skip(text, i + 1), 0, {}])
             return i
-        if c == '"':
-            end = scanstring(text, i + 1)[1]
-        else:
-            end = self._scalar(i)
+        end: int = scanstring(text, i + 1)[1] if c == '"' else self._scalar(i)
         self.smap.values[pointer] = self.index.span(i, end)
         return end
 
@@ -137,8 +135,11 @@ class _Walker:
         for literal in _LITERALS:
             if self.text.startswith(literal, i):
                 if literal[-1] == "y" or literal == "NaN":
-                    self.problems.append(Problem(self.index.span(i, i + len(literal)),
-                                                 f"{literal} is not valid JSON"))
+                    self.problems.append(
+                        Problem(
+                            self.index.span(i, i + len(literal)), f"{literal} is not valid JSON"
+                        )
+                    )
                 return i + len(literal)
         m = _NUMBER.match(self.text, i)
         return m.end() if m else i + 1
@@ -155,8 +156,13 @@ class _Walker:
             key, after_key = scanstring(text, i + 1)
             key_span = self.index.span(i, after_key)
             if key in seen:
-                self.problems.append(Problem(key_span, f"duplicate key {key!r} "
-                                             f"(first on line {seen[key]})", "duplicate-key"))
+                self.problems.append(
+                    Problem(
+                        key_span,
+                        f"duplicate key {key!r} (first on line {seen[key]})",
+                        "duplicate-key",
+                    )
+                )
             else:
                 seen[key] = key_span.line
             child: Pointer = (*pointer, key)

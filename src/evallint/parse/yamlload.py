@@ -150,8 +150,9 @@ class _Builder:
         first = top.key_lines.get(name)
         if first is not None:
             self.problems.append(
-                Problem(_span(event), f"duplicate key {name!r} (first on line {first})",
-                        "duplicate-key")
+                Problem(
+                    _span(event), f"duplicate key {name!r} (first on line {first})", "duplicate-key"
+                )
             )
         else:
             top.key_lines[name] = event.start_mark.line + 1
@@ -184,8 +185,9 @@ class _Builder:
         if self.smap is not None:
             start = self.smap.values[frame.pointer]
             e = event.end_mark
-            self.smap.values[frame.pointer] = Span(start.line, start.column, e.line + 1,
-                                                   e.column + 1)
+            self.smap.values[frame.pointer] = Span(
+                start.line, start.column, e.line + 1, e.column + 1
+            )
 
     def alias(self, event: Any) -> None:
         found = self.anchors.get(event.anchor)
@@ -194,8 +196,9 @@ class _Builder:
         value, size = found
         self.nodes += size
         if self.nodes > self.budget:
-            raise _Stop(event, "aliases expand this document past "
-                               f"{self.budget:,} nodes (an alias bomb?)")
+            raise _Stop(
+                event, f"aliases expand this document past {self.budget:,} nodes (an alias bomb?)"
+            )
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _NO_KEY and isinstance(top.value, dict):
             raise _Stop(event, "an alias cannot be used as a mapping key")
@@ -248,13 +251,15 @@ def load_yaml(text: str, *, record: bool = False) -> Loaded:
     try:
         builder.run()
     except _Stop as stop:
-        return Loaded(None, False, (*builder.problems, Problem(stop.span, stop.message)),
-                      builder.smap)
+        return Loaded(
+            None, False, (*builder.problems, Problem(stop.span, stop.message)), builder.smap
+        )
     except yaml.MarkedYAMLError as exc:
         return Loaded(None, False, (*builder.problems, _syntax_problem(exc)), builder.smap)
     except yaml.YAMLError as exc:  # reader errors carry a position but no mark
-        return Loaded(None, False, (*builder.problems, Problem(Span(1, 1, 1, 1), str(exc))),
-                      builder.smap)
+        return Loaded(
+            None, False, (*builder.problems, Problem(Span(1, 1, 1, 1), str(exc))), builder.smap
+        )
     return Loaded(builder.root, True, tuple(builder.problems), builder.smap)
 
 

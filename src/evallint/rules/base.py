@@ -42,9 +42,11 @@ class Rule:
     @property
     def examples(self) -> tuple[Example, ...]:
         return tuple(
-            Example(m.group(1) == "Good", m.group("path"),
-                    "\n".join(line[4:] for line in m.group("body").splitlines()).strip("\n")
-                    + "\n")
+            Example(
+                m.group(1) == "Good",
+                m.group("path"),
+                "\n".join(line[4:] for line in m.group("body").splitlines()).strip("\n") + "\n",
+            )
             for m in _EXAMPLE.finditer(self.description + "\n")
         )
 

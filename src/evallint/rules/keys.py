@@ -37,8 +37,11 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         if obj.closed:
             for key in obj.unknown:
                 hint = suggest(key, obj.known)
-                tail = f"; did you mean {hint!r}?" if hint else \
-                    f"; expected one of {', '.join(map(repr, sorted(obj.known)))}"
+                tail = (
+                    f"; did you mean {hint!r}?"
+                    if hint
+                    else f"; expected one of {', '.join(map(repr, sorted(obj.known)))}"
+                )
                 yield Finding((*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True)
 
 
@@ -67,13 +70,17 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
             for key in obj.unknown:
                 hint = suggest(key, obj.known)
                 if hint is not None:
-                    yield Finding((*obj.pointer, key),
-                                  f"unknown key {key!r}; did you mean {hint!r}?", on_key=True)
+                    yield Finding(
+                        (*obj.pointer, key),
+                        f"unknown key {key!r}; did you mean {hint!r}?",
+                        on_key=True,
+                    )
 
 
 def known_check_kinds() -> list[str]:
     kinds: list[str] = load_schema("rubric")["definitions"]["check"]["properties"]["kind"][
-        "examples"]
+        "examples"
+    ]
     return kinds
 
 

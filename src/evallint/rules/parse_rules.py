@@ -5,7 +5,10 @@ from __future__ import annotations
 from evallint.model import Severity
 from evallint.rules.base import builtin
 
-PARSE_ERROR = builtin("parse-error", Severity.ERROR, """
+PARSE_ERROR = builtin(
+    "parse-error",
+    Severity.ERROR,
+    """
     The file cannot be read as data: invalid UTF-8, YAML or JSON, or a hostile shape.
 
     Reported at the first position the parser could not accept. Also covers `NaN`/`Infinity` and
@@ -21,9 +24,13 @@ PARSE_ERROR = builtin("parse-error", Severity.ERROR, """
         version: "1.0.0"
         checks: [{kind: php_lint, id: lint}]
         scoring: {combine: all_pass}
-""")
+""",
+)
 
-DUPLICATE_KEY = builtin("duplicate-key", Severity.ERROR, """
+DUPLICATE_KEY = builtin(
+    "duplicate-key",
+    Severity.ERROR,
+    """
     A key appears twice in one mapping; loaders keep only the last value.
 
     Reported on the second key, naming the line of the first.
@@ -37,4 +44,5 @@ DUPLICATE_KEY = builtin("duplicate-key", Severity.ERROR, """
         id: accuracy
         version: "1.0.0"
         template: "Score {{ output }}"
-""")
+""",
+)

@@ -21,7 +21,8 @@ def _yaml_trap(doc: Document, err: SchemaError) -> str | None:
     wanted = err.expected if isinstance(err.expected, list) else [err.expected]
     if "string" not in wanted:
         return None
-    return doc.source_map().plain.get(err.pointer)
+    smap = doc.source_map()
+    return smap.plain.get(err.pointer) if smap is not None else None
 
 
 @rule("schema-violation", Severity.ERROR)
@@ -72,5 +73,8 @@ def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     for err in ctx.schema_errors(doc):
         raw = _yaml_trap(doc, err)
         if raw is not None:
-            yield Finding(err.pointer, f"{raw} is read by YAML as the {json_type(err.value)} "
-                                       f"{err.value!r}, not as text; quote it: \"{raw}\"")
+            yield Finding(
+                err.pointer,
+                f"{raw} is read by YAML as the {json_type(err.value)} "
+                f'{err.value!r}, not as text; quote it: "{raw}"',
+            )

@@ -1,0 +1,97 @@
+"""Shared test helpers: lint text in memory, run the CLI in-process, find ../shared."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from evallint.cli import main
+from evallint.config import Config
+from evallint.engine import lint
+from evallint.model import Diagnostic
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+class DictSource:
+    """Files held in memory, for tests that need no disk and no git."""
+
+    def __init__(self, files: Mapping[str, str | bytes]) -> None:
+        self.files = {p: v.encode() if isinstance(v, str) else v for p, v in files.items()}
+
+    def size(self, path: str) -> int:
+        return len(self.files[path])
+
+    def read(self, path: str) -> bytes:
+        return self.files[path]
+
+
+def lint_files(files: Mapping[str, str | bytes], config: Config | None = None) -> list[Diagnostic]:
+    return list(lint(sorted(files), DictSource(files), config or Config()).diagnostics)
+
+
+def found(path: str, text: str | bytes, config: Config | None = None) -> list[tuple[object, ...]]:
+    """(line, column, rule, message) of every diagnostic for one file."""
+    return [
+        (d.span.line, d.span.column, d.rule, d.message) for d in lint_files({path: text}, config)
+    ]
+
+
+def spans(path: str, text: str | bytes) -> list[tuple[int, int, int, int, str]]:
+    return [
+        (d.span.line, d.span.column, d.span.end_line, d.span.end_column, d.rule)
+        for d in lint_files({path: text})
+    ]
+
+
+@pytest.fixture
+def run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., tuple[int, str, str]]:
+    """run(*argv, cwd=PATH) -> (exit code, stdout, stderr), through main() in this process."""
+
+    def call(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
+    """Write a folder of files (no git) and return its path."""
+
+    def write(files: Mapping[str, str | bytes]) -> Path:
+        for rel, content in files.items():
+            path = tmp_path / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        return tmp_path
+
+    return write
+
+
+def shared_or_skip(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(
+            f"../shared/{'/'.join(parts)} is not beside this checkout (it holds the "
+            "reference corpora; a fresh clone of the project alone does not have it)"
+        )
+    return path
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    for folder, _, files in os.walk(root):
+        for name in sorted(files):
+            yield Path(folder) / name

@@ -1,0 +1,240 @@
+"""The command line, in-process: exit codes, formats, config, discovery."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+Run = Callable[..., tuple[int, str, str]]
+Tree = Callable[[dict[str, str | bytes]], Path]
+
+CLEAN_RUBRIC = (
+    "id: tone\nversion: '1.0.0'\nchecks: [{kind: php_lint, id: lint}]\n"
+    "scoring: {combine: all_pass}\n"
+)
+TYPO_DATASET = "questions:\n  - id: q1\n    input: hi\n    expecteed_facts: [x]\n"
+BAD_RUBRIC = (
+    "id: tone\nversion: 1.0\nchecks: [{kind: php_lint, id: lint}]\nscoring: {combine: all_pass}\n"
+)
+
+
+def test_clean_tree_exits_0(run: Run, tree: Tree) -> None:
+    root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
+    code, out, _ = run("check", cwd=root)
+    assert code == 0
+    assert out.startswith("1 file checked: no problems (")
+
+
+def test_errors_exit_1_with_clickable_lines(run: Run, tree: Tree) -> None:
+    root = tree({"rubrics/tone.yaml": BAD_RUBRIC})
+    code, out, _ = run("check", cwd=root)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "rubrics/tone.yaml:2:10: error: 1.0 is read by YAML as the number 1.0, not as text; "
+        'quote it: "1.0" [yaml-implicit-type]'
+    )
+    assert out.splitlines()[1].startswith("1 file checked: 1 error (")
+
+
+def test_warnings_pass_unless_strict(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/d.yaml": TYPO_DATASET})
+    assert run("check", cwd=root)[0] == 0
+    assert run("check", "--strict", cwd=root)[0] == 1
+    (root / ".evallint.toml").write_text("strict = true\n")
+    assert run("check", cwd=root)[0] == 1
+
+
+def test_usage_errors_exit_2(run: Run, tree: Tree) -> None:
+    root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
+    code, _, err = run("check", "missing.yaml", cwd=root)
+    assert (code, err) == (2, "evallint: error: no such file or directory: 'missing.yaml'\n")
+    assert run("check", "--format", "xml", cwd=root)[0] == 2
+    assert run(cwd=root)[0] == 2
+    code, _, err = run("check", "--select", "key-tpyo", cwd=root)
+    assert code == 2 and "unknown rule 'key-tpyo'; did you mean 'key-typo'?" in err
+
+
+def test_bad_config_exits_2_with_did_you_mean(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "rubrics/tone.yaml": CLEAN_RUBRIC,
+            ".evallint.toml": 'stict = true\n[rules]\nkey-typo = "loud"\n',
+        }
+    )
+    code, _, err = run("check", cwd=root)
+    assert code == 2
+    assert "rules.key-typo: 'loud' is not one of 'error', 'warning', 'note', 'off'" in err
+    assert "unknown key 'stict'; did you mean 'strict'?" in err
+    (root / ".evallint.toml").write_text("strict = [\n")
+    code, _, err = run("check", cwd=root)
+    assert code == 2 and err.startswith("evallint: error: cannot read .evallint.toml:")
+
+
+def test_pyproject_table_and_rule_severities(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "datasets/d.yaml": TYPO_DATASET,
+            "pyproject.toml": '[tool.evallint.rules]\nkey-typo = "error"\n',
+        }
+    )
+    code, out, _ = run("check", cwd=root)
+    assert code == 1 and "error: unknown key 'expecteed_facts'" in out
+    (root / "pyproject.toml").write_text('[tool.evallint.rules]\nkey-typo = "off"\n')
+    assert "no problems" in run("check", cwd=root)[1]
+
+
+def test_select_and_ignore(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})
+    _, out, _ = run("check", "--select", "key-typo", cwd=root)
+    assert "[key-typo]" in out and "[yaml-implicit-type]" not in out
+    _, out, _ = run("check", "--ignore", "key-typo,yaml-implicit-type", cwd=root)
+    assert "no problems" in out
+
+
+def test_config_kinds_and_exclude(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "evals/graders/tone.yaml": BAD_RUBRIC,
+            "legacy/rubrics/old.yaml": "id: [\n",
+            ".evallint.toml": 'exclude = ["legacy"]\n[kinds]\nrubric = ["evals/graders/*.yaml"]\n',
+        }
+    )
+    code, out, _ = run("check", cwd=root)
+    assert code == 1
+    assert out.splitlines()[0].startswith("evals/graders/tone.yaml:2:10: error:")
+    assert "legacy" not in out
+
+
+def test_json_output_shape(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/d.yaml": TYPO_DATASET})
+    code, out, _ = run("check", "--format", "json", cwd=root)
+    assert code == 0
+    assert json.loads(out) == {
+        "version": 1,
+        "files_checked": 1,
+        "diagnostics": [
+            {
+                "path": "datasets/d.yaml",
+                "line": 4,
+                "column": 5,
+                "end_line": 4,
+                "end_column": 20,
+                "severity": "warning",
+                "rule": "key-typo",
+                "message": "unknown key 'expecteed_facts'; did you mean 'expected_facts'?",
+            }
+        ],
+    }
+
+
+def test_output_file(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/d.yaml": TYPO_DATASET})
+    code, out, _ = run("check", "--format", "json", "--output", "report.json", cwd=root)
+    assert (code, out) == (0, "")
+    assert json.loads((root / "report.json").read_text())["files_checked"] == 1
+
+
+def test_verbose_lists_skipped_files(run: Run, tree: Tree) -> None:
+    root = tree({"notes/x.yaml": "a: 1\n", "rubrics/tone.yaml": CLEAN_RUBRIC})
+    _, out, _ = run("check", "-v", cwd=root)
+    assert "skipped notes/x.yaml: no kind matches" in out
+
+
+def test_oversized_file_is_an_error(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "rubrics/big.yaml": "id: tone\n" + "# pad\n" * 100,
+            ".evallint.toml": "max-file-size = 100\n",
+        }
+    )
+    code, out, _ = run("check", cwd=root)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "rubrics/big.yaml:1:1: error: file is 609 bytes, over the "
+        "100-byte limit (max-file-size) [parse-error]"
+    )
+
+
+def test_symlink_leaving_the_project_is_not_read(run: Run, tree: Tree, tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-secret.yaml"
+    outside.write_text("id: [secret\n")
+    root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
+    (root / "rubrics" / "leak.yaml").symlink_to(outside)
+    code, out, _ = run("check", "-v", cwd=root)
+    assert code == 0
+    assert "skipped rubrics/leak.yaml: symlink to outside the project, not read" in out
+    assert "secret" not in out.replace(outside.name, "")
+
+
+def test_git_tree_walk_respects_gitignore(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "rubrics/tone.yaml": CLEAN_RUBRIC,
+            "rubrics/ignored.yaml": "id: [\n",
+            "rubrics/new.yaml": BAD_RUBRIC,
+            ".gitignore": "rubrics/ignored.yaml\n",
+        }
+    )
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "rubrics/tone.yaml", ".gitignore"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
+    (root / "sub").mkdir()
+    assert "0 files checked" in run("check", cwd=root / "sub")[1]  # default: the cwd
+    code, out, _ = run("check", "..", cwd=root / "sub")  # the root is found from a subfolder
+    assert code == 1
+    assert "ignored.yaml" not in out
+    assert "rubrics/new.yaml:2:10" in out  # untracked, not ignored: checked
+    assert "2 files checked" in out
+
+
+def test_schema_command(run: Run, tmp_path: Path) -> None:
+    code, out, _ = run("schema", "rubric")
+    assert code == 0 and json.loads(out)["$id"] == "urn:evallint:schema:rubric"
+    code, out, _ = run("schema")
+    assert out.split() == ["config", "dataset", "judge", "rubric"]
+    code, _, err = run("schema", "nope")
+    assert code == 2 and "no bundled schema 'nope'" in err
+    code, out, _ = run("schema", "--export", str(tmp_path / "out"))
+    assert code == 0 and (tmp_path / "out" / "judge.schema.json").is_file()
+
+
+def test_internal_errors_are_one_line(
+    run: Run, tree: Tree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import evallint.engine
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(evallint.engine, "lint", boom)
+    root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
+    code, out, err = run("check", cwd=root)
+    assert code == 2 and out == ""
+    assert err.startswith("evallint: internal error: RuntimeError: kaboom")
+    assert "Traceback" not in err
+
+
+def test_python_dash_m_and_version() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "evallint", "check", "examples"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no problems" in proc.stdout
+
+
+def test_examples_lint_clean(run: Run) -> None:
+    code, out, _ = run("check", "examples", cwd=REPO)
+    assert code == 0, out
+    assert "no problems" in out

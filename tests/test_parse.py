@@ -1,0 +1,155 @@
+"""Parsing: data, positions and every hostile shape, in YAML, JSON and JSONL."""
+
+from __future__ import annotations
+
+import time
+
+from evallint.model import Span
+from evallint.parse import decode, parse
+from evallint.parse.jsonload import load_json, load_jsonl
+from evallint.parse.yamlload import load_yaml
+
+
+def problems(text: str, fmt: str = "yaml") -> list[tuple[int, int, str, str]]:
+    doc = parse(f"x.{fmt}", text.encode(), fmt)  # type: ignore[arg-type]
+    return [(p.span.line, p.span.column, p.rule, p.message) for p in doc.problems]
+
+
+def test_yaml_data_and_spans() -> None:
+    loaded = load_yaml("a:\n  - 1\n  - {b: x}\nc: 'q'\n", record=True)
+    assert loaded.data == {"a": [1, {"b": "x"}], "c": "q"}
+    assert loaded.smap is not None
+    assert loaded.smap.values[("a", 1, "b")] == Span(3, 9, 3, 10)
+    assert loaded.smap.keys[("c",)] == Span(4, 1, 4, 2)
+    assert loaded.smap.values[("a",)] == Span(2, 3, 4, 1)
+
+
+def test_yaml_timestamps_stay_text_and_keys_are_raw_text() -> None:
+    data = load_yaml("d: 2026-01-31\n1: one\nyes: y\n").data
+    assert data == {"d": "2026-01-31", "1": "one", "yes": "y"}
+
+
+def test_yaml_merge_keys_and_anchors() -> None:
+    data = load_yaml("base: &b {x: 1, y: 2}\nitem:\n  <<: *b\n  y: 3\n").data
+    assert data["item"] == {"x": 1, "y": 3}
+
+
+def test_yaml_duplicate_key_points_at_second_and_names_first() -> None:
+    assert problems("a: 1\nb: 2\na: 3\n") == [
+        (3, 1, "duplicate-key", "duplicate key 'a' (first on line 1)")
+    ]
+
+
+def test_yaml_syntax_error_position() -> None:
+    assert problems("a: 1\n  b: 2\n") == [
+        (2, 4, "parse-error", "invalid YAML: mapping values are not allowed in this context")
+    ]
+
+
+def test_yaml_alias_bomb_is_stopped_quickly() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 10):
+        refs = ", ".join([f"*a{i - 1}"] * 9)
+        lines.append(f"a{i}: &a{i} [{refs}]")
+    started = time.perf_counter()
+    found = problems("\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 1
+    assert len(found) == 1
+    line, _, rule, message = found[0]
+    assert rule == "parse-error" and "alias bomb" in message and line < 10
+
+
+def test_yaml_deep_nesting_is_an_error_in_bounded_time() -> None:
+    started = time.perf_counter()
+    found = problems("[" * 1_000_000 + "]" * 1_000_000)
+    assert time.perf_counter() - started < 1
+    assert found == [(1, 201, "parse-error", "nesting deeper than 200 levels")]
+    block = "".join(" " * i + "k:\n" for i in range(300))
+    assert problems(block)[0][2:] == ("parse-error", "nesting deeper than 200 levels")
+
+
+def test_yaml_unsafe_tags_are_refused() -> None:
+    assert problems("a: !!python/object/apply:os.system [ls]\n") == [
+        (
+            1,
+            4,
+            "parse-error",
+            "unsupported YAML tag 'tag:yaml.org,2002:python/object/apply:os.system'",
+        )
+    ]
+
+
+def test_yaml_undefined_and_recursive_alias() -> None:
+    assert problems("a: *nope\n")[0][3] == "alias *nope names no anchor defined before it"
+    assert problems("a: &r [1, *r]\n")[0][3] == "alias *r names no anchor defined before it"
+
+
+def test_yaml_second_document_is_reported() -> None:
+    assert problems("a: 1\n---\nb: 2\n") == [
+        (
+            2,
+            1,
+            "parse-error",
+            "a second YAML document starts here; evallint reads one document per file",
+        )
+    ]
+
+
+def test_invalid_utf8_position() -> None:
+    doc = parse("x.yaml", b"a: 1\nb: caf\xe9\n", "yaml")
+    assert [(p.span.line, p.span.column, p.message) for p in doc.problems] == [
+        (2, 7, "not valid UTF-8: byte 0xe9 at offset 11")
+    ]
+    assert not doc.ok
+
+
+def test_bom_is_accepted() -> None:
+    assert decode(b"\xef\xbb\xbfa: 1") == "a: 1"
+
+
+def test_json_with_tabs_and_crlf() -> None:
+    text = '{\r\n\t"a": 1,\r\n\t"b": [true, "x\\u00e9"]\r\n}\r\n'
+    loaded = load_json(text, record=True)
+    assert loaded.data == {"a": 1, "b": [True, "xé"]}
+    assert loaded.smap is not None
+    assert loaded.smap.values[("b", 1)] == Span(3, 14, 3, 23)
+    assert loaded.smap.keys[("a",)] == Span(2, 2, 2, 5)
+
+
+def test_json_non_ascii_columns_count_code_points() -> None:
+    loaded = load_json('{"é€": "日本", "k": 1}', record=True)
+    assert loaded.smap is not None
+    assert loaded.smap.values[("k",)] == Span(1, 19, 1, 20)
+
+
+def test_json_strictness() -> None:
+    assert problems('{"a": 1, "a": 2}', "json") == [
+        (1, 10, "duplicate-key", "duplicate key 'a' (first on line 1)")
+    ]
+    assert problems('{"a": NaN}', "json") == [(1, 7, "parse-error", "NaN is not valid JSON")]
+    assert problems('{"a": -Infinity}', "json") == [
+        (1, 7, "parse-error", "-Infinity is not valid JSON")
+    ]
+    assert problems('{"a": [1,\n 2,]}', "json") == [
+        (2, 4, "parse-error", "invalid JSON: trailing comma")
+    ]
+    assert problems('{"a": 1', "json") == [
+        (1, 8, "parse-error", "invalid JSON: expecting ',' delimiter")
+    ]
+
+
+def test_json_deep_nesting() -> None:
+    started = time.perf_counter()
+    assert problems("[" * 100_000 + "]" * 100_000, "json") == [
+        (1, 1, "parse-error", "nesting too deep")
+    ]
+    assert time.perf_counter() - started < 1
+
+
+def test_jsonl_records_keep_their_lines() -> None:
+    loaded = load_jsonl('{"a": 1}\n\n{"b": [2]}\n{bad\n', record=True)
+    assert loaded.data == [{"a": 1}, {"b": [2]}]
+    assert loaded.smap is not None
+    assert loaded.smap.values[(1, "b", 0)] == Span(3, 8, 3, 9)
+    assert [(p.span.line, p.span.column) for p in loaded.problems] == [(4, 2)]
+    assert not loaded.ok

@@ -1,0 +1,205 @@
+"""Our schemas: only enforced keywords, the same verdicts as jsonschema, shipped intact."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import schema_source
+from conftest import REPO
+from evallint.parse import parse
+from evallint.schemas import (
+    NO_NETWORK,
+    compile_schema,
+    load_schema,
+    schema_dir,
+    validate,
+    validator,
+)
+from test_rules_ai_eval import DATASET, JUDGE, RUBRIC
+
+SCHEMA_FILES = sorted((REPO / "schema").rglob("*.schema.json"))
+
+# What fastjsonschema's draft-07 generator enforces, plus annotations every validator ignores.
+ENFORCED = {
+    "type",
+    "enum",
+    "const",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "required",
+    "dependencies",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "additionalItems",
+    "contains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "$ref",
+}
+ANNOTATIONS = {
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "definitions",
+}
+SUBSCHEMA_MAPS = {"properties", "patternProperties", "definitions", "dependencies"}
+SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
+SUBSCHEMA_ONE = {
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "additionalProperties",
+}
+
+
+def keywords(schema: Any, where: str = "#") -> Iterator[tuple[str, str]]:
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        yield where, key
+        if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from keywords(sub, f"{where}/{key}/{name}")
+        elif key in SUBSCHEMA_LISTS:
+            for i, sub in enumerate(value):
+                yield from keywords(sub, f"{where}/{key}/{i}")
+        elif key in SUBSCHEMA_ONE:
+            yield from keywords(value, f"{where}/{key}")
+
+
+@pytest.mark.parametrize("path", SCHEMA_FILES, ids=lambda p: p.name)
+def test_schema_uses_only_enforced_keywords(path: Path) -> None:
+    schema = json.loads(path.read_text())
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    ignored = [
+        f"{where}: {key}" for where, key in keywords(schema) if key not in ENFORCED | ANNOTATIONS
+    ]
+    assert ignored == [], "fastjsonschema would silently ignore these keywords"
+
+
+@pytest.mark.parametrize("path", SCHEMA_FILES, ids=lambda p: p.name)
+def test_schema_is_valid_draft7_with_id_and_descriptions(path: Path) -> None:
+    schema = json.loads(path.read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    assert schema["$id"].startswith("urn:evallint:schema:")
+    missing = [
+        name
+        for where, key in keywords(schema)
+        if key == "properties" and "/if" not in where
+        for name, sub in _at(schema, where)["properties"].items()
+        if "description" not in sub and "$ref" not in sub
+    ]
+    assert missing == []
+
+
+def _at(schema: Any, where: str) -> Any:
+    node = schema
+    for part in where.split("/")[1:]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def test_generated_schemas_are_up_to_date() -> None:
+    for name, build in schema_source.SCHEMAS.items():
+        committed = (REPO / "schema" / f"{name}.schema.json").read_text()
+        assert committed == schema_source.render(build()), (
+            f"schema/{name}.schema.json is stale: run python tests/schema_source.py"
+        )
+
+
+def test_packaged_schemas_equal_the_top_level_ones() -> None:
+    packaged = schema_dir()
+    for path in SCHEMA_FILES:
+        assert (packaged / path.relative_to(REPO / "schema")).read_bytes() == path.read_bytes()
+
+
+def test_remote_refs_are_refused() -> None:
+    from evallint.errors import EvallintError
+
+    for ref in ("https://example.com/s.json", "file:///etc/passwd", "ftp://x/y", "urn:x:y"):
+        with pytest.raises(EvallintError, match="never reads the network"):
+            compile_schema({"$ref": ref})
+    assert "anything" in NO_NETWORK
+
+
+def test_validation_never_mutates_the_data() -> None:
+    data = {"questions": [{"id": "q", "input": "x"}]}
+    before = json.dumps(data, sort_keys=True)
+    validate("dataset", data)
+    assert json.dumps(data, sort_keys=True) == before
+
+
+# Every document the rule tests use, valid and invalid, for the differential test.
+def _variants() -> Iterator[tuple[str, str]]:
+    yield "rubric", RUBRIC
+    yield "judge", JUDGE
+    yield "dataset", DATASET
+    yield "rubric", RUBRIC.replace("all_pass", "weighted")
+    yield "rubric", RUBRIC.replace('"1.0.0"', '"1.0"')
+    yield "rubric", RUBRIC.replace("values: [please]", "values: []")
+    yield "rubric", RUBRIC.replace("kind: must_contain_any", "kind: markdown_structure")
+    yield "rubric", RUBRIC.replace("kind: must_contain_any", "kind: json_schema")
+    yield "rubric", RUBRIC.replace("kind: must_contain_any", "kind: custom_kind")
+    yield "rubric", RUBRIC + "extra: {x: 1}\n"
+    yield "rubric", RUBRIC.replace("  combine: all_pass\n", "  combine: min\n  treshold: 1\n")
+    yield "judge", JUDGE.replace("binary", "levels")
+    yield "judge", JUDGE.replace("binary", "levels") + "level_names: [bad, good]\n"
+    yield "judge", JUDGE.replace("tpr: 0.9", "tpr: 1.5")
+    yield "judge", JUDGE.replace("2026-10-30", "2026-13-01")
+    yield "dataset", DATASET.replace("rubric/tone@1", "rubric/tone@1.2.3-rc.1")
+    yield "dataset", DATASET.replace("rubric/tone@1", "rubric/tone@1.2-rc.1")
+    yield "dataset", DATASET.replace("id: q1", "id: 1")
+    yield "dataset", "questions: []\n"
+    yield "dataset", DATASET + "    expected: {format: xml}\n"
+    yield "dataset", DATASET + "    expected_tools: [{should_run: true}]\n"
+
+
+@pytest.mark.parametrize(("name", "text"), list(_variants()))
+def test_fastjsonschema_and_jsonschema_agree(name: str, text: str) -> None:
+    import fastjsonschema
+
+    data = parse("x.yaml", text.encode(), "yaml").data
+    try:
+        validator(name)(data)
+        ours = True
+    except fastjsonschema.JsonSchemaValuesException:
+        ours = False
+    reference = jsonschema.Draft7Validator(
+        load_schema(name), format_checker=jsonschema.FormatChecker()
+    )
+    assert ours == reference.is_valid(data)
