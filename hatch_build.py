@@ -1,0 +1,58 @@
+"""Wheel build hook: pre-generate fastjsonschema validators for the bundled schemas.
+
+The generated modules land in the wheel as `evallint/_compiled/*.py`, each stamped with the
+sha256 of the schema it came from; `evallint.schemas` uses one only when the stamp matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class _Refuse(dict):  # type: ignore[type-arg]
+    """Every URI scheme refused: our schemas have no remote refs, and must never fetch one."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        def refuse(uri: str) -> None:
+            raise ValueError(f"remote $ref {uri!r} in a bundled schema")
+
+        return refuse
+
+
+class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or version == "editable":
+            return
+        import fastjsonschema
+
+        schema_root = Path(self.root) / "schema"
+        out = Path(tempfile.mkdtemp(prefix="evallint-compiled-"))
+        (out / "__init__.py").write_text('"""Generated validators; see hatch_build.py."""\n')
+        build_data["force_include"][str(out / "__init__.py")] = "evallint/_compiled/__init__.py"
+        for path in sorted(schema_root.rglob("*.schema.json")):
+            name = path.relative_to(schema_root).as_posix().removesuffix(".schema.json")
+            module = re.sub(r"[^0-9a-zA-Z_]", "_", name.replace("/", "__"))
+            raw = path.read_bytes()
+            import json
+
+            code = fastjsonschema.compile_to_code(
+                json.loads(raw), handlers=_Refuse(), use_default=False, fast_fail=False
+            )
+            entry = re.search(r"^def (\w+)\(", code, re.M)
+            assert entry is not None, name
+            stamp = hashlib.sha256(raw).hexdigest()
+            text = f'SCHEMA_SHA256 = "{stamp}"\n{code}\n\nVALIDATE = {entry.group(1)}\n'
+            target = out / f"{module}.py"
+            target.write_text(text, encoding="utf-8")
+            build_data["force_include"][str(target)] = f"evallint/_compiled/{module}.py"
