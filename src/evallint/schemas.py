@@ -76,7 +76,7 @@ def compile_schema(schema: dict[str, Any], *, fast_fail: bool = False) -> Valida
 
 
 def module_name(name: str) -> str:
-    """Python module of a schema's pre-generated validator: `eee/eval_0.2.0` -> `eee__eval_0_2_0`."""
+    """Module of a schema's pre-generated validator: `eee/eval_0.2.0` -> `eee__eval_0_2_0`."""
     return re.sub(r"[^0-9a-zA-Z_]", "_", name.replace("/", "__"))
 
 
