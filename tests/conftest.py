@@ -34,17 +34,29 @@ def lint_files(files: Mapping[str, str | bytes], config: Config | None = None) -
     return list(lint(sorted(files), DictSource(files), config or Config()).diagnostics)
 
 
-def found(path: str, text: str | bytes, config: Config | None = None) -> list[tuple[object, ...]]:
-    """(line, column, rule, message) of every diagnostic for one file."""
+def found(
+    path: str,
+    text: str | bytes,
+    config: Config | None = None,
+    given: Mapping[str, str | bytes] | None = None,
+) -> list[tuple[object, ...]]:
+    """(line, column, rule, message) of every diagnostic for one file (`given`: files beside it)."""
+    files = {**(given or {}), path: text}
     return [
-        (d.span.line, d.span.column, d.rule, d.message) for d in lint_files({path: text}, config)
+        (d.span.line, d.span.column, d.rule, d.message)
+        for d in lint_files(files, config)
+        if d.path == path
     ]
 
 
-def spans(path: str, text: str | bytes) -> list[tuple[int, int, int, int, str]]:
+def spans(
+    path: str, text: str | bytes, given: Mapping[str, str | bytes] | None = None
+) -> list[tuple[int, int, int, int, str]]:
+    files = {**(given or {}), path: text}
     return [
         (d.span.line, d.span.column, d.span.end_line, d.span.end_column, d.rule)
-        for d in lint_files({path: text})
+        for d in lint_files(files)
+        if d.path == path
     ]
 
 

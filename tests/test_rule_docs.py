@@ -21,14 +21,18 @@ def test_ids_are_unique_kebab_case() -> None:
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.id)
 def test_rule_has_summary_description_and_examples(rule: Rule) -> None:
     assert rule.summary and not rule.summary.endswith(" ")
-    kinds = {e.good for e in rule.examples}
-    assert kinds == {True, False}, "needs a Bad and a Good example"
+    labels = {e.label for e in rule.examples}
+    assert {"Bad", "Good"} <= labels, "needs a Bad and a Good example"
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.id)
 def test_bad_example_fires_and_good_example_does_not(rule: Rule) -> None:
+    given = {e.path: e.text for e in rule.examples if e.label == "Given"}
     for example in rule.examples:
-        fired = [d.rule for d in lint_files({example.path: example.text})]
+        if example.label == "Given":
+            continue
+        files = {**given, example.path: example.text}
+        fired = [d.rule for d in lint_files(files) if d.path == example.path]
         if example.good:
             assert fired == [], f"good example of {rule.id} reports {fired}"
         else:
@@ -41,3 +45,31 @@ def test_rules_command_documents_every_rule() -> None:
     for rule in ALL_RULES:
         assert text.count(f"\n{rule.id} (") + text.startswith(f"{rule.id} (") == 1
         assert f"### `{rule.id}`" in markdown
+
+
+JSON_EXEMPT = {"parse-error", "yaml-implicit-type"}  # YAML-only shapes; JSON has its own tests
+
+
+@pytest.mark.parametrize(
+    "rule", [r for r in ALL_RULES if r.id not in JSON_EXEMPT], ids=lambda r: r.id
+)
+def test_bad_example_fires_in_json_too(rule: Rule) -> None:
+    import json
+
+    from evallint.parse import parse
+
+    for example in rule.examples:
+        if example.label != "Bad" or rule.id == "duplicate-key":
+            continue
+        given = {e.path: e.text for e in rule.examples if e.label == "Given"}
+        data = parse(example.path, example.text.encode(), "yaml").data
+        path = example.path.rsplit(".", 1)[0] + ".json"
+        files = {**given, path: json.dumps(data, indent=2)}
+        assert rule.id in [d.rule for d in lint_files(files) if d.path == path]
+
+
+def test_duplicate_key_in_json() -> None:
+    text = '{\n  "id": "accuracy",\n  "version": "1.0.0",\n  "template": "a",\n  "id": "b"\n}\n'
+    assert [(d.span.line, d.span.column, d.rule) for d in lint_files({"judges/a.json": text})] == [
+        (5, 3, "duplicate-key")
+    ]

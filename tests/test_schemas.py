@@ -203,3 +203,13 @@ def test_fastjsonschema_and_jsonschema_agree(name: str, text: str) -> None:
         load_schema(name), format_checker=jsonschema.FormatChecker()
     )
     assert ours == reference.is_valid(data)
+
+
+def test_wheel_installs_use_pre_generated_validators() -> None:
+    from evallint import schemas
+
+    if not (Path(schemas.__file__).parent / "schema").is_dir():
+        pytest.skip("editable install: validators are compiled at run time")
+    for path in SCHEMA_FILES:
+        name = path.relative_to(REPO / "schema").as_posix().removesuffix(".schema.json")
+        assert schemas._generated(name) is not None, name

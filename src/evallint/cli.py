@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evallint import __version__
@@ -16,6 +17,26 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 def _rule_list(text: str) -> list[str]:
     return [r.strip() for r in text.split(",") if r.strip()]
+
+
+def _date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date as YYYY-MM-DD: {text!r}") from None
+
+
+def today(explicit: datetime.date | None, environ: Mapping[str, str]) -> datetime.date:
+    """--today, else SOURCE_DATE_EPOCH (reproducible builds' convention), else the clock."""
+    if explicit is not None:
+        return explicit
+    epoch = environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).date()
+        except (ValueError, OverflowError):
+            raise EvallintError(f"SOURCE_DATE_EPOCH is not a Unix time: {epoch!r}") from None
+    return datetime.date.today()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="RULES",
         help="comma-separated rule ids: do not run these",
+    )
+    check.add_argument(
+        "--today",
+        type=_date,
+        metavar="YYYY-MM-DD",
+        help="the date date-based rules use (default: SOURCE_DATE_EPOCH, else today)",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
     rules = sub.add_parser("rules", help="list every rule with its documentation")
@@ -91,7 +118,10 @@ def run_check(args: argparse.Namespace) -> int:
     config = load_config(root, Path(args.config) if args.config else None)
     config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
     paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
-    report = lint(paths, FsSource(root), config)
+    # Cross-file rules see the whole project even when only some files are checked.
+    whole = not args.paths and cwd == root
+    tree = paths if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
+    report = lint(paths, FsSource(root), config, tree=tree, today=today(args.today, os.environ))
     report = Report(
         report.diagnostics,
         report.files_checked,

@@ -19,6 +19,7 @@ from evallint.schemawalk import unknown_keys
 from evallint.suggest import suggest
 
 MiB = 1024 * 1024
+TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -48,6 +49,8 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     max_file_size: int = 10 * MiB
+    template_variables: tuple[str, ...] = TEMPLATE_VARIABLES
+    validation_max_age_days: int = 90
     source: str = ""  # where it was read from, for messages
 
     def excluded(self, path: str) -> bool:
@@ -63,7 +66,8 @@ class Config:
         out = []
         for r in rules:
             chosen = (not self.select or r.id in self.select) and r.id not in self.ignore
-            level = self.severities.get(r.id, r.severity.label)
+            default = r.strict if self.strict and r.strict else r.severity
+            level = self.severities.get(r.id, default.label)
             if r.id in ALWAYS_ON or (chosen and level != "off"):
                 out.append((r, Severity.parse(level) if level != "off" else r.severity))
         return out
@@ -134,6 +138,8 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
         max_file_size=table.get("max-file-size", 10 * MiB),
+        template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
+        validation_max_age_days=table.get("validation-max-age-days", 90),
         source=source,
     )
 

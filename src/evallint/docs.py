@@ -23,8 +23,7 @@ def _markdown(rule: Rule) -> str:
     if prose:
         parts.append(prose + "\n")
     for ex in rule.examples:
-        label = "Good" if ex.good else "Bad"
-        parts.append(f"{label} (`{ex.path}`):\n\n```yaml\n{ex.text}```\n")
+        parts.append(f"{ex.label} (`{ex.path}`):\n\n```yaml\n{ex.text}```\n")
     return "\n".join(parts)
 
 

@@ -8,13 +8,15 @@ the engine never names a kind.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from evallint.model import JSON
+from evallint.model import JSON, Pointer
 
 PathTest = Callable[[str], bool]
 ContentTest = Callable[[JSON], bool]
+Defines = Callable[[JSON], tuple[str, str] | None]  # (id, version) this file defines
+References = Callable[[JSON], Iterator[tuple[Pointer, str]]]  # (where, reference text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,12 @@ class Kind:
     formats: frozenset[str]
     by_path: PathTest | None = None  # path evidence, strongest after config and $schema
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
+    namespace: str | None = None  # what references call it: rubric/{id}, judge/{id}
+    defines: Defines | None = None
+    references: References | None = None
+    # Bytes that any file of this kind found only by content must contain; lets a partial run
+    # index the rest of the tree without parsing every YAML file in it.
+    needles: tuple[bytes, ...] = ()
 
 
 def in_dir(name: str) -> PathTest:
@@ -41,6 +49,38 @@ def has_keys(*keys: str) -> ContentTest:
     return test
 
 
+def id_and_version(data: JSON) -> tuple[str, str] | None:
+    if isinstance(data, dict) and isinstance(data.get("id"), str):
+        version = data.get("version")
+        return data["id"], version if isinstance(version, str) else ""
+    return None
+
+
+def items(data: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
+    """(index, object) for each object in the list under `key`; nothing if it is not a list."""
+    found = data.get(key) if isinstance(data, dict) else None
+    if isinstance(found, list):
+        for i, item in enumerate(found):
+            if isinstance(item, dict):
+                yield i, item
+
+
+def dataset_refs(data: JSON) -> Iterator[tuple[Pointer, str]]:
+    for i, question in items(data, "questions"):
+        if isinstance(question.get("rubric_ref"), str):
+            yield ("questions", i, "rubric_ref"), question["rubric_ref"]
+
+
+def rubric_refs(data: JSON) -> Iterator[tuple[Pointer, str]]:
+    for i, check in items(data, "checks"):
+        for key in ("judge_prompt_ref", "rubric_ref"):
+            if isinstance(check.get(key), str):
+                yield ("checks", i, key), check[key]
+        for j, member in items(check, "jury"):
+            if isinstance(member.get("judge_prompt_ref"), str):
+                yield ("checks", i, "jury", j, "judge_prompt_ref"), member["judge_prompt_ref"]
+
+
 _DATA = frozenset({"yaml", "json"})
 
 KINDS: tuple[Kind, ...] = (
@@ -51,6 +91,10 @@ KINDS: tuple[Kind, ...] = (
         _DATA,
         in_dir("rubrics"),
         has_keys("checks", "scoring"),
+        namespace="rubric",
+        defines=id_and_version,
+        references=rubric_refs,
+        needles=(b"checks", b"scoring"),
     ),
     Kind(
         "judge",
@@ -59,8 +103,20 @@ KINDS: tuple[Kind, ...] = (
         _DATA,
         in_dir("judges"),
         has_keys("id", "version", "template"),
+        namespace="judge",
+        defines=id_and_version,
+        needles=(b"template",),
     ),
-    Kind("dataset", "ai_eval dataset", "dataset", _DATA, None, has_keys("questions")),
+    Kind(
+        "dataset",
+        "ai_eval dataset",
+        "dataset",
+        _DATA,
+        None,
+        has_keys("questions"),
+        references=dataset_refs,
+        needles=(b"questions",),
+    ),
 )
 
 BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}

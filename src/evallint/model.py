@@ -46,6 +46,7 @@ class Finding:
     pointer: Pointer
     message: str
     on_key: bool = False  # point at the key (unknown or misspelt keys), not the value
+    within: tuple[int, int] | None = None  # character offsets inside the value's source text
     related: tuple[tuple[str, Pointer, str], ...] = ()  # (path, pointer, note) elsewhere
     path: str | None = None  # a finding about another file than the one being checked
 

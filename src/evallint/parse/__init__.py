@@ -38,6 +38,25 @@ class Document:
         smap = self.source_map()
         return smap.locate(pointer, on_key=on_key) if smap is not None else Span(1, 1, 1, 2)
 
+    def raw(self, pointer: Pointer) -> str | None:
+        """The value's text as written in the file (quotes, block indicators and all)."""
+        smap = self.source_map()
+        span = smap.values.get(pointer) if smap is not None else None
+        if smap is None or span is None:
+            return None
+        lines = smap.lines
+        start = lines.offset(span.line, span.column)
+        return self.text[start : lines.offset(span.end_line, span.end_column)]
+
+    def locate_within(self, pointer: Pointer, start: int, end: int) -> Span:
+        """A span inside a value, from offsets into its `raw` text."""
+        smap = self.source_map()
+        span = smap.values.get(pointer) if smap is not None else None
+        if smap is None or span is None:
+            return self.locate(pointer)
+        base = smap.lines.offset(span.line, span.column)
+        return smap.lines.span(base + start, base + end)
+
 
 def format_of(path: str) -> Format | None:
     dot = path.rfind(".")

@@ -25,6 +25,9 @@ class LineIndex:
         line = bisect.bisect_right(self.starts, offset)
         return line, offset - self.starts[line - 1] + 1
 
+    def offset(self, line: int, column: int) -> int:
+        return self.starts[line - 1] + column - 1
+
     def span(self, start: int, end: int) -> Span:
         line, col = self.position(start)
         end_line, end_col = self.position(end)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evallint.rules import keys, parse_rules, schema_rules
+from evallint.rules import keys, parse_rules, references, schema_rules
 from evallint.rules.base import Rule
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -15,6 +15,12 @@ ALL_RULES: tuple[Rule, ...] = (
     keys.unknown_key,
     keys.key_typo,
     keys.unknown_check_kind,
+    references.unknown_ref,
+    references.unknown_ref_version,
+    references.unpinned_ref,
+    references.composite_cycle,
+    references.composite_depth,
+    references.duplicate_definition,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

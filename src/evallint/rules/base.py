@@ -17,14 +17,20 @@ if TYPE_CHECKING:
 Check = Callable[["Document", "Context"], Iterable[Finding]]
 
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-_EXAMPLE = re.compile(r"^(Bad|Good) \((?P<path>[^)]+)\):\n(?P<body>(?:(?: {4}.*)?\n)+)", re.M)
+_EXAMPLE = re.compile(
+    r"^(?P<label>Bad|Good|Given) \((?P<path>[^)]+)\):\n(?P<body>(?:(?: {4}.*)?\n)+)", re.M
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    good: bool
+    label: str  # "Bad", "Good", or "Given": a file present in both runs
     path: str
     text: str
+
+    @property
+    def good(self) -> bool:
+        return self.label == "Good"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,8 @@ class Rule:
     summary: str
     description: str
     check: Check | None = field(compare=False)  # None: reported by the engine itself
+    strict: Severity | None = None  # the severity under --strict, when it is higher
+    cross_file: bool = False  # also run on files outside the run that the run's files affect
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds
@@ -43,7 +51,7 @@ class Rule:
     def examples(self) -> tuple[Example, ...]:
         return tuple(
             Example(
-                m.group(1) == "Good",
+                m.group("label"),
                 m.group("path"),
                 "\n".join(line[4:] for line in m.group("body").splitlines()).strip("\n") + "\n",
             )
@@ -57,13 +65,22 @@ def _docs(doc: str | None) -> tuple[str, str]:
     return summary.strip(), rest.strip("\n")
 
 
-def rule(rule_id: str, severity: Severity, *, kinds: Iterable[str] = ()) -> Callable[[Check], Rule]:
+def rule(
+    rule_id: str,
+    severity: Severity,
+    *,
+    kinds: Iterable[str] = (),
+    strict: Severity | None = None,
+    cross_file: bool = False,
+) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
 
     def wrap(check: Check) -> Rule:
         summary, description = _docs(check.__doc__)
-        return Rule(rule_id, severity, frozenset(kinds), summary, description, check)
+        return Rule(
+            rule_id, severity, frozenset(kinds), summary, description, check, strict, cross_file
+        )
 
     return wrap
 
