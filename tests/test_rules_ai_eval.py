@@ -169,6 +169,12 @@ def test_check_field_types() -> None:
     text = RUBRIC.replace("values: [please]", "values: []\n    weight: -1\n    case_sensitive: 1")
     assert found("rubrics/tone.yaml", text) == [
         (6, 13, "schema-violation", "must not be empty"),
+        (
+            7,
+            5,
+            "weight-ignored",
+            "weight has no effect: scoring.combine is 'all_pass', not 'weighted_avg'",
+        ),
         (7, 13, "schema-violation", "-1 is less than the minimum 0"),
         (8, 21, "schema-violation", "expected boolean, got integer 1"),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evallint.rules import keys, parse_rules, references, schema_rules
+from evallint.rules import checks, datasets, judges, keys, parse_rules, references, schema_rules
 from evallint.rules.base import Rule
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -21,6 +21,14 @@ ALL_RULES: tuple[Rule, ...] = (
     references.composite_cycle,
     references.composite_depth,
     references.duplicate_definition,
+    judges.template_variable,
+    judges.judge_validation_stale,
+    judges.judge_validation_version,
+    checks.invalid_regex,
+    checks.invalid_json_schema,
+    checks.weight_ignored,
+    datasets.duplicate_question_id,
+    datasets.question_missing_inputs,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

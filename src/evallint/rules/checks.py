@@ -1,0 +1,257 @@
+"""Check sanity a schema cannot express: patterns compile, schemas are schemas, weights count.
+
+Nothing here runs a pattern or a schema against anything: they are only compiled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from evallint.kinds import items
+from evallint.model import Finding, Pointer, Severity
+from evallint.rules.base import rule
+from evallint.suggest import suggest
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+_FLAGS = {
+    "i": re.IGNORECASE,
+    "m": re.MULTILINE,
+    "s": re.DOTALL,
+    "x": re.VERBOSE,
+    "u": 0,
+}  # PCRE's u (UTF-8) is Python's default for str patterns
+
+
+def _checks(doc: Document, kind: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for i, check in items(doc.data, "checks"):
+        if check.get("kind") == kind:
+            yield i, check
+
+
+@rule("invalid-regex", Severity.ERROR, kinds=("rubric",))
+def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A regex check's pattern does not compile.
+
+    Compiled with Python's `re` (never run). ai_eval executes patterns with PCRE, which also
+    accepts a few constructs Python rejects (`\\K`, `(?|`, recursion); the message quotes the
+    compiler so such a case is easy to judge. Reported at the column of the error inside the
+    pattern when the pattern is written without escapes.
+
+    Bad (rubrics/format.yaml):
+        id: format
+        version: "1.0.0"
+        checks: [{kind: regex, id: version, pattern: 'v(\\d+'}]
+        scoring: {combine: all_pass}
+    Good (rubrics/format.yaml):
+        id: format
+        version: "1.0.0"
+        checks: [{kind: regex, id: version, pattern: 'v(\\d+)'}]
+        scoring: {combine: all_pass}
+    """
+    for i, check in _checks(doc, "regex"):
+        pattern, flags = check.get("pattern"), check.get("flags", "")
+        if not isinstance(pattern, str):
+            continue
+        bits = 0
+        for letter in flags if isinstance(flags, str) else "":
+            if letter not in _FLAGS:
+                yield Finding(
+                    ("checks", i, "flags"),
+                    f"unknown regex flag {letter!r}; expected some of {', '.join(sorted(_FLAGS))}",
+                )
+            bits |= _FLAGS.get(letter, 0)
+        try:
+            re.compile(pattern, bits)
+        except re.error as exc:
+            yield _at_pattern(doc, ("checks", i, "pattern"), pattern, exc)
+
+
+def _at_pattern(doc: Document, pointer: Pointer, pattern: str, exc: re.error) -> Finding:
+    message = f"pattern does not compile: {exc.msg}"
+    if exc.pos is not None:
+        message += f" at position {exc.pos}"
+    raw = doc.raw(pointer) or ""
+    where = raw.find(pattern)
+    if where < 0 or exc.pos is None:
+        return Finding(pointer, message)
+    start = where + exc.pos
+    return Finding(pointer, message, within=(start, min(start + 1, where + len(pattern))))
+
+
+_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_ONE = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
+_KEYWORDS = {
+    *_SCHEMA_MAPS,
+    *_SCHEMA_LISTS,
+    *_SCHEMA_ONE,
+    "type",
+    "enum",
+    "const",
+    "required",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "dependencies",
+    "dependentRequired",
+    "$ref",
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "deprecated",
+    "$anchor",
+}
+
+
+def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str, bool]]:
+    """(pointer, message, on_key) for what makes `schema` not a JSON Schema."""
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        yield (
+            pointer,
+            f"a schema must be an object or a boolean, not {type(schema).__name__}",
+            False,
+        )
+        return
+    for key, value in schema.items():
+        here = (*pointer, key)
+        if key not in _KEYWORDS:
+            hint = suggest(key, _KEYWORDS)
+            if hint:
+                yield here, f"unknown schema keyword {key!r}; did you mean {hint!r}?", True
+        elif key == "type":
+            names = value if isinstance(value, list) else [value]
+            for bad in [n for n in names if n not in _TYPES]:
+                yield (
+                    here,
+                    f"{bad!r} is not a JSON Schema type; expected one of "
+                    f"{', '.join(sorted(_TYPES))}",
+                    False,
+                )
+        elif key == "required" and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            yield here, "required must be a list of property names", False
+        elif key == "pattern" and isinstance(value, str):
+            try:
+                re.compile(value)
+            except re.error as exc:
+                yield here, f"pattern does not compile: {exc.msg}", False
+        elif key in _SCHEMA_MAPS:
+            if isinstance(value, dict):
+                for name, sub in value.items():
+                    yield from schema_problems(sub, (*here, name))
+            else:
+                yield here, f"{key} must map names to schemas", False
+        elif key in _SCHEMA_LISTS:
+            if isinstance(value, list):
+                for n, sub in enumerate(value):
+                    yield from schema_problems(sub, (*here, n))
+            else:
+                yield here, f"{key} must be a list of schemas", False
+        elif key in _SCHEMA_ONE and key == "items" and isinstance(value, list):
+            for n, sub in enumerate(value):  # draft-07 tuple form
+                yield from schema_problems(sub, (*here, n))
+        elif key in _SCHEMA_ONE:
+            yield from schema_problems(value, here)
+
+
+@rule("invalid-json-schema", Severity.ERROR, kinds=("rubric",))
+def invalid_json_schema(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A json_schema check embeds something that is not a valid JSON Schema.
+
+    Checks types, `required`, sub-schema shapes and patterns, and reports misspelt keywords
+    (`requried`), which a validator would silently ignore.
+
+    Bad (rubrics/summary.yaml):
+        id: summary
+        version: "1.0.0"
+        checks:
+          - kind: json_schema
+            id: shape
+            schema: {type: obj, requried: [version]}
+        scoring: {combine: all_pass}
+    Good (rubrics/summary.yaml):
+        id: summary
+        version: "1.0.0"
+        checks:
+          - kind: json_schema
+            id: shape
+            schema: {type: object, required: [version]}
+        scoring: {combine: all_pass}
+    """
+    for i, check in _checks(doc, "json_schema"):
+        if isinstance(check.get("schema"), dict):
+            for pointer, message, on_key in schema_problems(
+                check["schema"], ("checks", i, "schema")
+            ):
+                yield Finding(pointer, message, on_key=on_key)
+
+
+@rule("weight-ignored", Severity.NOTE, kinds=("rubric",))
+def weight_ignored(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A check has a `weight`, but the rubric does not combine with `weighted_avg`.
+
+    Weights count only under `scoring.combine: weighted_avg`; elsewhere they have no effect,
+    which is usually not what the author meant.
+
+    Bad (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint, weight: 2}]
+        scoring: {combine: all_pass}
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint, weight: 2}]
+        scoring: {combine: weighted_avg}
+    """
+    scoring = doc.data.get("scoring") if isinstance(doc.data, dict) else None
+    combine = scoring.get("combine") if isinstance(scoring, dict) else None
+    if not isinstance(combine, str) or combine == "weighted_avg":
+        return
+    for i, check in items(doc.data, "checks"):
+        if "weight" in check:
+            yield Finding(
+                ("checks", i, "weight"),
+                f"weight has no effect: scoring.combine is {combine!r}, not 'weighted_avg'",
+                on_key=True,
+            )

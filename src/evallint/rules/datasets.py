@@ -1,0 +1,111 @@
+"""Dataset rules: question ids, and whether each question gives its rubric what it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from evallint.kinds import items
+from evallint.model import Finding, Severity
+from evallint.parse import Document
+from evallint.refs import parse_ref
+from evallint.rules.base import rule
+from evallint.rules.references import composite_targets
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.project import Project
+
+
+@rule("duplicate-question-id", Severity.ERROR, kinds=("dataset",))
+def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Two questions in one dataset share an id.
+
+    Results are keyed by question id, so one of the two results overwrites the other. Reported
+    on the second, naming the line of the first.
+
+    Bad (datasets/refunds.yaml):
+        questions:
+          - {id: q1, input: "How long do refunds take?"}
+          - {id: q1, input: "Can I get store credit?"}
+    Good (datasets/refunds.yaml):
+        questions:
+          - {id: q1, input: "How long do refunds take?"}
+          - {id: q2, input: "Can I get store credit?"}
+    """
+    seen: dict[str, int] = {}
+    for i, question in items(doc.data, "questions"):
+        qid = question.get("id")
+        if not isinstance(qid, str):
+            continue
+        if qid in seen:
+            first = ("questions", seen[qid], "id")
+            yield Finding(
+                ("questions", i, "id"),
+                f"duplicate question id {qid!r} (first on line {doc.locate(first).line})",
+                related=((doc.path, first, "first use"),),
+            )
+        else:
+            seen[qid] = i
+
+
+def needs(project: Project, rubric: Document) -> dict[str, str]:
+    """Question fields a rubric relies on, with the check that needs each, composites included."""
+    out: dict[str, str] = {}
+    docs = [rubric] + [r.target.doc for _, r in composite_targets(project, rubric) if r.target]
+    for doc in docs:
+        for _, check in items(doc.data, "checks"):
+            kind, cid = check.get("kind"), check.get("id", "?")
+            if kind == "fact_match" and not check.get("facts"):
+                out.setdefault("expected_facts", f"fact_match check {cid!r}")
+            if kind == "tool_usage" and not check.get("expected_tools"):
+                out.setdefault("expected_tools", f"tool_usage check {cid!r}")
+    return out
+
+
+@rule("question-missing-inputs", Severity.WARNING, kinds=("dataset",), cross_file=True)
+def question_missing_inputs(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A question's rubric needs `expected_facts` or `expected_tools` the question does not give.
+
+    A `fact_match` check with no `facts` of its own grades against the question's
+    `expected_facts`; without them the check is skipped and the question scores on less than
+    the rubric promises. Composites are followed one level.
+
+    Given (rubrics/facts.yaml):
+        id: facts
+        version: "1.0.0"
+        checks: [{kind: fact_match, id: facts}]
+        scoring: {combine: all_pass}
+    Bad (datasets/refunds.yaml):
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            rubric_ref: rubric/facts@1
+    Good (datasets/refunds.yaml):
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            expected_facts: ["within 30 days"]
+            rubric_ref: rubric/facts@1
+    """
+    for i, question in items(doc.data, "questions"):
+        ref = (
+            parse_ref(question["rubric_ref"])
+            if isinstance(question.get("rubric_ref"), str)
+            else None
+        )
+        target = ctx.project.resolve(ref).target if ref else None
+        if target is None:
+            continue
+        for field, why in needs(ctx.project, target.doc).items():
+            if not _given(question, field):
+                yield Finding(
+                    ("questions", i, "rubric_ref"),
+                    f"{target.label} has a {why} that reads the question's {field}, "
+                    f"and this question has none",
+                )
+
+
+def _given(question: dict[str, Any], field: str) -> bool:
+    value = question.get(field)
+    return isinstance(value, list) and len(value) > 0
