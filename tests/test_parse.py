@@ -153,3 +153,15 @@ def test_jsonl_records_keep_their_lines() -> None:
     assert loaded.smap.values[(1, "b", 0)] == Span(3, 8, 3, 9)
     assert [(p.span.line, p.span.column) for p in loaded.problems] == [(4, 2)]
     assert not loaded.ok
+
+
+def test_suggestions() -> None:
+    from evallint.suggest import suggest
+
+    assert suggest("tome", ["tone", "tool"]) == "tone"
+    assert suggest("expecteed_facts", ["expected_facts", "expected"]) == "expected_facts"
+    assert suggest("Expected-Facts", ["expected_facts"]) == "expected_facts"
+    assert suggest("must_contain", ["must_not_contain", "must_contain_any"]) == "must_contain_any"
+    assert suggest("tnoe", ["tone"]) == "tone"
+    assert suggest("privacy_tier", ["input", "criteria", "expected"]) is None
+    assert suggest("ab", ["ac"]) is None

@@ -158,14 +158,16 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
             if hint:
                 yield here, f"unknown schema keyword {key!r}; did you mean {hint!r}?", True
         elif key == "type":
-            names = value if isinstance(value, list) else [value]
-            for bad in [n for n in names if n not in _TYPES]:
-                yield (
-                    here,
-                    f"{bad!r} is not a JSON Schema type; expected one of "
-                    f"{', '.join(sorted(_TYPES))}",
-                    False,
-                )
+            names = enumerate(value) if isinstance(value, list) else [(None, value)]
+            for n, bad in names:
+                if bad not in _TYPES:
+                    at = here if n is None else (*here, n)
+                    yield (
+                        at,
+                        f"{bad!r} is not a JSON Schema type; expected one of "
+                        f"{', '.join(sorted(_TYPES))}",
+                        False,
+                    )
         elif key == "required" and not (
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         ):
