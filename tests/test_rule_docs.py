@@ -73,3 +73,13 @@ def test_duplicate_key_in_json() -> None:
     assert [(d.span.line, d.span.column, d.rule) for d in lint_files({"judges/a.json": text})] == [
         (5, 3, "duplicate-key")
     ]
+
+
+def test_readme_rule_table_matches_the_code() -> None:
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines() if line.startswith("| `")]
+    listed = {row.split("`")[1]: row.split(" | ")[-1].rstrip(" |") for row in rows}
+    for rule in ALL_RULES:
+        assert listed.get(rule.id) == rule.summary, f"README table is stale for {rule.id}"

@@ -43,6 +43,9 @@ class Project:
     def __init__(self, entries: Iterable[Entry]) -> None:
         self.entries: dict[str, Entry] = {}
         self.defs: dict[tuple[str, str], list[Definition]] = {}
+        self._resolved: dict[Ref, Resolution] = {}
+        # Derived facts rules compute once per project (keyed by rule-chosen names).
+        self.memo: dict[object, object] = {}
         for entry in sorted(entries, key=lambda e: e.doc.path):
             self.add(entry)
 
@@ -70,6 +73,12 @@ class Project:
         return self.defs.get((namespace, ident), [])
 
     def resolve(self, ref: Ref) -> Resolution:
+        found = self._resolved.get(ref)
+        if found is None:
+            found = self._resolved[ref] = self._resolve(ref)
+        return found
+
+    def _resolve(self, ref: Ref) -> Resolution:
         defs = self.versions(ref.namespace, ref.id)
         if not defs:
             return Resolution(ref, "unknown-id", None)

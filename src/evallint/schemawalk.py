@@ -70,7 +70,18 @@ class _Walker:
                 self.walk(subs, value, (*pointer, key))
 
     def applicable(self, schema: Schema, data: JSON) -> list[Schema]:
+        # Most subschemas flatten the same way whatever the data; only `if` depends on it.
+        cached = _STATIC.get(id(schema))
+        if cached is not None:
+            return cached
+        out, conditional = self._flatten(schema, data)
+        if not conditional:
+            _STATIC[id(schema)] = out
+        return out
+
+    def _flatten(self, schema: Schema, data: JSON) -> tuple[list[Schema], bool]:
         out: list[Schema] = []
+        conditional = False
         stack = [schema]
         while stack:
             s = stack.pop()
@@ -80,10 +91,11 @@ class _Walker:
             for key in ("allOf", "anyOf", "oneOf"):
                 stack.extend(x for x in s.get(key, ()) if isinstance(x, dict))
             if "if" in s:
+                conditional = True
                 branch = s.get("then") if self.holds(s["if"], data) else s.get("else")
                 if isinstance(branch, dict):
                     stack.append(branch)
-        return out
+        return out, conditional
 
     def resolve(self, ref: str) -> Schema:
         node: Any = self.root
@@ -98,6 +110,8 @@ class _Walker:
         return bool(_condition(id(condition), self.root, condition)(data))
 
 
+# Schemas are loaded once per process, so their ids are stable cache keys.
+_STATIC: dict[int, list[Schema]] = {}
 _SHAPES: dict[
     tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]
 ] = {}

@@ -51,6 +51,13 @@ def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def needs(project: Project, rubric: Document) -> dict[str, str]:
     """Question fields a rubric relies on, with the check that needs each, composites included."""
+    key = ("needs", rubric.path)
+    if key not in project.memo:
+        project.memo[key] = _needs(project, rubric)
+    return project.memo[key]  # type: ignore[return-value]
+
+
+def _needs(project: Project, rubric: Document) -> dict[str, str]:
     out: dict[str, str] = {}
     docs = [rubric] + [r.target.doc for _, r in composite_targets(project, rubric) if r.target]
     for doc in docs:

@@ -1,0 +1,129 @@
+"""Building the project index for a run, and finding the files outside it that it affects.
+
+A run over part of the tree (pre-commit passes a few files) still resolves references against
+the whole project. Only files whose path or bytes could matter are parsed: files that can define
+a rubric or judge, and files whose text refers to an id the run defines in a way the run could
+break. The rest of the tree is never parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from evallint.config import Config
+from evallint.kinds import KINDS
+from evallint.load import Source, read_entry
+from evallint.parse import format_of
+from evallint.project import Entry, Project
+from evallint.refs import Ref, parse_ref
+
+# A reference as it appears in any file's text, pin included.
+_REF_TEXT = rb"(?:rubric|judge)/[a-z][a-z0-9_]*(?:@[0-9A-Za-z.+-]+)?"
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    project: Project
+    affected: tuple[Entry, ...]  # outside the run; their cross-file findings are reported
+
+
+def build(linted: Sequence[Entry], tree: Sequence[str], source: Source, config: Config) -> Indexed:
+    inside = {e.doc.path for e in linted}
+    defined = _defined_ids(linted)
+    mentions = _mention_pattern(defined)
+    definers: list[Entry] = []
+    mentioning: list[tuple[str, bytes]] = []
+    for path in tree:
+        if path in inside or format_of(path) is None:
+            continue
+        raw = _candidate_bytes(path, source, config)
+        if raw is None or (raw and _may_define(raw)):
+            found = read_entry(path, source, config)
+            if isinstance(found, Entry):
+                definers.append(found)
+        elif raw and mentions is not None and mentions.search(raw):
+            mentioning.append((path, raw))
+    project = Project([*linted, *definers])
+    referrers = []
+    for path, raw in mentioning:
+        if _might_break(raw, defined, project, inside):
+            found = read_entry(path, source, config)
+            if isinstance(found, Entry):
+                project.add(found)
+                referrers.append(found)
+    touched = [e for e in definers if _touches(e, defined, project)]
+    return Indexed(project, tuple(touched + referrers))
+
+
+def _may_define(raw: bytes) -> bool:
+    return any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
+
+
+def _candidate_bytes(path: str, source: Source, config: Config) -> bytes | None:
+    """None: the path alone says the file defines things; b"": not worth reading."""
+    fmt = format_of(path)
+    assert fmt is not None
+    kind = config.kind_for(path) or next(
+        (k for k in KINDS if k.by_path and fmt in k.formats and k.by_path(path)), None
+    )
+    if kind is not None and kind.defines is not None:
+        return None
+    try:
+        if source.size(path) > config.max_file_size:
+            return b""
+        return source.read(path)
+    except OSError:
+        return b""
+
+
+def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
+    out = set()
+    for e in entries:
+        found = e.kind.defines(e.doc.data) if e.kind.defines and e.doc.ok else None
+        if found and e.kind.namespace:
+            out.add((e.kind.namespace, found[0]))
+    return out
+
+
+def _mention_pattern(defined: set[tuple[str, str]]) -> re.Pattern[bytes] | None:
+    if not defined:
+        return None
+    names = sorted(f"{ns}/{ident}".encode() for ns, ident in defined)
+    return re.compile(b"(?:" + b"|".join(map(re.escape, names)) + rb")(?![a-z0-9_])")
+
+
+def _refs_in(raw: bytes) -> Iterator[Ref]:
+    for m in re.finditer(_REF_TEXT, raw):
+        ref = parse_ref(m.group(0).decode("ascii"))
+        if ref is not None:
+            yield ref
+
+
+def _might_break(
+    raw: bytes, defined: set[tuple[str, str]], project: Project, inside: set[str]
+) -> bool:
+    """Whether a file that mentions the run's ids could get a finding the run causes.
+
+    Its references to those ids may now fail to resolve, or resolve to a rubric of the run
+    that asks questions for inputs (facts, tools) they may lack.
+    """
+    from evallint.rules.datasets import needs  # the rule's own notion of what a rubric needs
+
+    for ref in _refs_in(raw):
+        if (ref.namespace, ref.id) not in defined:
+            continue
+        target = project.resolve(ref).target
+        if target is None:
+            return True
+        if target.path in inside and ref.namespace == "rubric" and needs(project, target.doc):
+            return True
+    return False
+
+
+def _touches(entry: Entry, defined: set[tuple[str, str]], project: Project) -> bool:
+    """A definer outside the run that refers to, or redefines, an id of the run."""
+    refs = {(r.namespace, r.id) for _, _, r in project.references(entry) if r is not None}
+    own = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
+    return bool(refs & defined) or bool(own and (entry.kind.namespace, own[0]) in defined)
