@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from evallint.baseline import Baseline
 from evallint.cli import main
 from evallint.config import Config
 from evallint.engine import lint
+from evallint.git import Base, Change
+from evallint.load import read_entry
 from evallint.model import Diagnostic
+from evallint.project import Entry
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -30,8 +34,28 @@ class DictSource:
         return self.files[path]
 
 
-def lint_files(files: Mapping[str, str | bytes], config: Config | None = None) -> list[Diagnostic]:
-    return list(lint(sorted(files), DictSource(files), config or Config()).diagnostics)
+def baseline_of(base: Mapping[str, str | bytes]) -> Baseline:
+    """A baseline without git: each file of `base` is what that path held at the base."""
+    source = DictSource(base)
+    before = {}
+    for path in base:
+        entry = read_entry(path, source, Config())
+        if isinstance(entry, Entry):
+            before[path] = entry
+    changes = tuple(Change("M", p, p) for p in sorted(base))
+    return Baseline(Base("main", "0123456789abcdef0123456789abcdef01234567"), changes, before)
+
+
+def lint_files(
+    files: Mapping[str, str | bytes],
+    config: Config | None = None,
+    base: Mapping[str, str | bytes] | None = None,
+) -> list[Diagnostic]:
+    baseline = baseline_of(base) if base is not None else None
+    report = lint(
+        sorted(files), DictSource(files), config or Config(), tree=sorted(files), baseline=baseline
+    )
+    return list(report.diagnostics)
 
 
 def found(

@@ -28,11 +28,12 @@ def test_rule_has_summary_description_and_examples(rule: Rule) -> None:
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.id)
 def test_bad_example_fires_and_good_example_does_not(rule: Rule) -> None:
     given = {e.path: e.text for e in rule.examples if e.label == "Given"}
+    base = {e.path: e.text for e in rule.examples if e.label == "Base"} or None
     for example in rule.examples:
-        if example.label == "Given":
+        if example.label not in ("Bad", "Good"):
             continue
         files = {**given, example.path: example.text}
-        fired = [d.rule for d in lint_files(files) if d.path == example.path]
+        fired = [d.rule for d in lint_files(files, base=base) if d.path == example.path]
         if example.good:
             assert fired == [], f"good example of {rule.id} reports {fired}"
         else:
@@ -64,8 +65,13 @@ def test_bad_example_fires_in_json_too(rule: Rule) -> None:
         given = {e.path: e.text for e in rule.examples if e.label == "Given"}
         data = parse(example.path, example.text.encode(), "yaml").data
         path = example.path.rsplit(".", 1)[0] + ".json"
+        bases = [e for e in rule.examples if e.label == "Base"]
+        base = None
+        if bases:
+            before = parse(bases[0].path, bases[0].text.encode(), "yaml").data
+            base = {path: json.dumps(before, indent=2)}
         files = {**given, path: json.dumps(data, indent=2)}
-        assert rule.id in [d.rule for d in lint_files(files) if d.path == path]
+        assert rule.id in [d.rule for d in lint_files(files, base=base) if d.path == path]
 
 
 def test_duplicate_key_in_json() -> None:

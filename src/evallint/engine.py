@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evallint import index
+from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.kinds import Kind
 from evallint.load import Skipped, Source, read_entry
@@ -28,6 +29,8 @@ class Context:
     config: Config
     project: Project
     today: datetime.date
+    baseline: Baseline | None = None  # with --diff or --base: the change and its base
+    base_project: Project | None = None
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
@@ -45,6 +48,7 @@ class Run:
     config: Config
     active: list[tuple[Rule, Severity]]
     today: datetime.date
+    baseline: Baseline | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -56,50 +60,86 @@ def lint(
     *,
     tree: Iterable[str] = (),
     today: datetime.date | None = None,
+    baseline: Baseline | None = None,
     rules: Sequence[Rule] = ALL_RULES,
 ) -> Report:
-    """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts."""
+    """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
+
+    With a `baseline`, version rules compare with the base, and in files outside `paths` only
+    the cross-file findings the change caused are reported.
+    """
     started = time.perf_counter()
-    run = Run(config, config.active_rules(rules), today or datetime.date.today())
+    run = Run(config, config.active_rules(rules), today or datetime.date.today(), baseline)
+    entries = _read_all(paths, source, run)
+    checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
+    also = baseline.entries if baseline else []
+    indexed = index.build(entries, list(tree), source, config, also=also)
+    head = indexed.project
+    base = _base_project(head, baseline) if baseline else None
+    for entry in entries:
+        run.diagnostics += check_entry(entry, _context(entry, run, head, base), run.active)
+    for entry in indexed.affected:
+        found = check_entry(entry, _context(entry, run, head, base), run.active, cross_file=True)
+        if base is not None:
+            before = check_entry(
+                entry, _context(entry, run, base, base), run.active, cross_file=True
+            )
+            found = [d for d in found if d not in before]
+        run.diagnostics += found
+    run.diagnostics.sort(key=Diagnostic.sort_key)
+    notes = (baseline.note(),) if baseline else ()
+    return Report(
+        tuple(run.diagnostics), checked, time.perf_counter() - started, tuple(run.skipped), notes
+    )
+
+
+def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:
     entries = []
     for path in paths:
-        found = read_entry(path, source, config)
+        found = read_entry(path, source, run.config)
         if isinstance(found, Skipped):
             run.skipped.append(f"{found.path}: {found.reason}")
         elif isinstance(found, Diagnostic):
             run.diagnostics.append(found)
         else:
             entries.append(found)
-    checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
-    indexed = index.build(entries, list(tree), source, config)
-    for entry in entries:
-        check_entry(entry, indexed.project, run, cross_file_only=False)
-    for entry in indexed.affected:
-        check_entry(entry, indexed.project, run, cross_file_only=True)
-    run.diagnostics.sort(key=Diagnostic.sort_key)
-    return Report(
-        tuple(run.diagnostics), checked, time.perf_counter() - started, tuple(run.skipped)
-    )
+    return entries
 
 
-def check_entry(entry: Entry, project: Project, run: Run, *, cross_file_only: bool) -> None:
+def _base_project(head: Project, baseline: Baseline) -> Project:
+    """The project as it was: unchanged files as they are, changed ones as at the base."""
+    kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
+    return Project([*kept, *baseline.entries])
+
+
+def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
+    return Context(entry.kind, run.config, project, run.today, run.baseline, base)
+
+
+def check_entry(
+    entry: Entry, ctx: Context, active: Sequence[tuple[Rule, Severity]], *, cross_file: bool = False
+) -> list[Diagnostic]:
+    """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
     doc, kind = entry.doc, entry.kind
-    levels = {r.id: level for r, level in run.active}
-    if not cross_file_only:
-        run.diagnostics.extend(
+    levels = {r.id: level for r, level in active}
+    out = (
+        []
+        if cross_file
+        else [
             Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
             for p in doc.problems
             if p.rule in levels
-        )
+        ]
+    )
     if not doc.ok:
-        return
-    ctx = Context(kind, run.config, project, run.today)
-    for rule, level in run.active:
+        return out
+    for rule, level in active:
         if rule.check is None or not rule.applies_to(kind.name):
             continue
-        if cross_file_only and not rule.cross_file:
+        if cross_file and not rule.cross_file:
             continue
-        run.diagnostics.extend(place(doc, f, rule.id, level, project) for f in rule.check(doc, ctx))
+        out.extend(place(doc, f, rule.id, level, ctx.project) for f in rule.check(doc, ctx))
+    return out
 
 
 def place(

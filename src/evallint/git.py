@@ -1,8 +1,8 @@
 """The only module that talks to git.
 
 Listing files runs `git ls-files` directly: importing GitPython costs ~116 ms, most of what a
-pre-commit run of one file may take. Revisions and diffs (which need its object model) import
-GitPython on first use.
+pre-commit run of one file may take. Revisions, merge bases and diffs go through GitPython,
+imported on first use.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evallint.errors import EvallintError
 
@@ -34,3 +36,128 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
             return None
         raise EvallintError(f"git ls-files failed: {message}")
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "U" untracked
+    path: str  # where it is now (for "D", where it was)
+    old_path: str | None = None  # where it was at the base, when that differs or it existed
+    similarity: int = 0  # for renames: 100 means the content did not change
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    label: str  # what the user or environment named
+    sha: str  # the merge base with HEAD
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+
+def _fetch_hint(ref: str) -> str:
+    return (
+        "fetch the history it needs: with actions/checkout set `fetch-depth: 0`, or run "
+        f"`git fetch --depth=1 origin {ref}`"
+    )
+
+
+class GitRepo:
+    def __init__(self, root: Path) -> None:
+        try:
+            import git
+        except ImportError as exc:  # GitPython found no git executable
+            raise EvallintError(f"git is needed for this and is not usable: {exc}") from None
+        self._git = git
+        try:
+            self.repo: Any = git.Repo(root)
+        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+            raise EvallintError(
+                f"{str(root)!r} is not inside a git work tree; --diff and --base need one"
+            ) from None
+
+    @property
+    def shallow(self) -> bool:
+        return bool(self.repo.git.rev_parse("--is-shallow-repository") == "true")
+
+    def sha(self, ref: str) -> str | None:
+        try:
+            return str(self.repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{commit}}"))
+        except self._git.exc.GitCommandError:
+            return None
+
+    def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
+        """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
+        label = explicit or self._default_base(environ)
+        sha = self.sha(label)
+        if sha is None:
+            hint = (
+                _fetch_hint(label.removeprefix("origin/"))
+                if self.shallow
+                else "check the name, or fetch it (`git fetch origin <branch>`)"
+            )
+            raise EvallintError(f"unknown git ref {label!r}: {hint}")
+        if self.sha("HEAD") is None:
+            raise EvallintError("HEAD has no commit yet; commit once before using --diff")
+        try:
+            merge = str(self.repo.git.merge_base(sha, "HEAD"))
+        except self._git.exc.GitCommandError:
+            why = "this clone is shallow" if self.shallow else "the histories are unrelated"
+            raise EvallintError(
+                f"no merge base between {label!r} and HEAD ({why}); " + _fetch_hint(sha)
+            ) from None
+        return Base(label, merge)
+
+    def _default_base(self, environ: Mapping[str, str]) -> str:
+        github = environ.get("GITHUB_BASE_REF")
+        candidates = [f"origin/{github}", github] if github else []
+        candidates += [environ.get("PRE_COMMIT_FROM_REF", ""), "origin/HEAD", "main", "master"]
+        for ref in filter(None, candidates):
+            if self.sha(ref) is not None:
+                return ref
+        if github:
+            raise EvallintError(
+                f"the pull request base {github!r} is not in this clone: " + _fetch_hint(github)
+            )
+        raise EvallintError(
+            "no base to compare with: pass --diff BASE (a branch, tag or "
+            "commit); tried PRE_COMMIT_FROM_REF, origin/HEAD, main, master"
+        )
+
+    def changes(self, base: Base) -> list[Change]:
+        """Working tree against the merge base: renames followed, untracked files included."""
+        out = self.repo.git.diff(
+            "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base.sha
+        )
+        fields = [f for f in out.split("\0") if f]
+        changes, i = [], 0
+        while i < len(fields):
+            status = fields[i]
+            if status[0] in "RC":
+                changes.append(
+                    Change(
+                        "R" if status[0] == "R" else "A",
+                        fields[i + 2],
+                        fields[i + 1] if status[0] == "R" else None,
+                        int(status[1:] or 0),
+                    )
+                )
+                i += 3
+            else:
+                kind = {"A": "A", "D": "D", "T": "M"}.get(status[0], "M")
+                old = fields[i + 1] if kind in ("M", "D") else None
+                changes.append(Change(kind, fields[i + 1], old))
+                i += 2
+        untracked = self.repo.git.ls_files("-z", "--others", "--exclude-standard")
+        changes += [Change("U", p) for p in untracked.split("\0") if p]
+        return changes
+
+    def read(self, rev: str, path: str) -> bytes | None:
+        """A file's bytes at a revision; None when it does not exist there."""
+        try:
+            blob = self.repo.commit(rev).tree / path
+        except KeyError:
+            return None
+        data: bytes = blob.data_stream.read()
+        return data

@@ -29,9 +29,17 @@ class Indexed:
     affected: tuple[Entry, ...]  # outside the run; their cross-file findings are reported
 
 
-def build(linted: Sequence[Entry], tree: Sequence[str], source: Source, config: Config) -> Indexed:
+def build(
+    linted: Sequence[Entry],
+    tree: Sequence[str],
+    source: Source,
+    config: Config,
+    *,
+    also: Sequence[Entry] = (),
+) -> Indexed:
+    """`also`: base versions of changed and deleted files, whose ids count as the run's too."""
     inside = {e.doc.path for e in linted}
-    defined = _defined_ids(linted)
+    defined = _defined_ids([*linted, *also])
     mentions = _mention_pattern(defined)
     definers: list[Entry] = []
     mentioning: list[tuple[str, bytes]] = []

@@ -29,6 +29,7 @@ class Kind:
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
     namespace: str | None = None  # what references call it: rubric/{id}, judge/{id}
     defines: Defines | None = None
+    versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
     references: References | None = None
     # Bytes that any file of this kind found only by content must contain; lets a partial run
     # index the rest of the tree without parsing every YAML file in it.
@@ -53,6 +54,14 @@ def id_and_version(data: JSON) -> tuple[str, str] | None:
     if isinstance(data, dict) and isinstance(data.get("id"), str):
         version = data.get("version")
         return data["id"], version if isinstance(version, str) else ""
+    return None
+
+
+def dataset_version(data: JSON) -> tuple[str, str] | None:
+    """Datasets need no id to be versioned: they are compared with their own file at the base."""
+    if isinstance(data, dict) and isinstance(data.get("version"), str):
+        ident = data.get("id")
+        return ident if isinstance(ident, str) else "", data["version"]
     return None
 
 
@@ -93,6 +102,7 @@ KINDS: tuple[Kind, ...] = (
         has_keys("checks", "scoring"),
         namespace="rubric",
         defines=id_and_version,
+        versioned=id_and_version,
         references=rubric_refs,
         needles=(b"checks", b"scoring"),
     ),
@@ -105,6 +115,7 @@ KINDS: tuple[Kind, ...] = (
         has_keys("id", "version", "template"),
         namespace="judge",
         defines=id_and_version,
+        versioned=id_and_version,
         needles=(b"template",),
     ),
     Kind(
@@ -114,6 +125,7 @@ KINDS: tuple[Kind, ...] = (
         _DATA,
         None,
         has_keys("questions"),
+        versioned=dataset_version,
         references=dataset_refs,
         needles=(b"questions",),
     ),

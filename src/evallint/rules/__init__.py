@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evallint.rules import checks, datasets, judges, keys, parse_rules, references, schema_rules
+from evallint.rules import (
+    checks,
+    datasets,
+    judges,
+    keys,
+    parse_rules,
+    references,
+    schema_rules,
+    versions,
+)
 from evallint.rules.base import Rule
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -29,6 +38,10 @@ ALL_RULES: tuple[Rule, ...] = (
     checks.weight_ignored,
     datasets.duplicate_question_id,
     datasets.question_missing_inputs,
+    versions.version_not_bumped,
+    versions.version_bump_too_small,
+    versions.version_not_increased,
+    versions.version_non_score_change,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

@@ -18,13 +18,13 @@ Check = Callable[["Document", "Context"], Iterable[Finding]]
 
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _EXAMPLE = re.compile(
-    r"^(?P<label>Bad|Good|Given) \((?P<path>[^)]+)\):\n(?P<body>(?:(?: {4}.*)?\n)+)", re.M
+    r"^(?P<label>Bad|Good|Given|Base) \((?P<path>[^)]+)\):\n(?P<body>(?:(?: {4}.*)?\n)+)", re.M
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    label: str  # "Bad", "Good", or "Given": a file present in both runs
+    label: str  # "Bad", "Good"; "Given": a file beside both; "Base": the file at the git base
     path: str
     text: str
 

@@ -1,0 +1,90 @@
+"""What the files of a change looked like at the base: the view version rules compare against."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from evallint.config import Config
+from evallint.git import Base, Change, GitRepo
+from evallint.load import read_entry
+from evallint.parse import format_of
+from evallint.project import Entry
+
+CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is worth linting
+
+
+class RevSource:
+    """File bytes at a git revision, for `read_entry`."""
+
+    def __init__(self, repo: GitRepo, rev: str) -> None:
+        self.repo, self.rev = repo, rev
+        self._cache: dict[str, bytes | None] = {}
+
+    def _get(self, path: str) -> bytes:
+        if path not in self._cache:
+            self._cache[path] = self.repo.read(self.rev, path)
+        data = self._cache[path]
+        if data is None:
+            raise FileNotFoundError(path)
+        return data
+
+    def size(self, path: str) -> int:
+        return len(self._get(path))
+
+    def read(self, path: str) -> bytes:
+        return self._get(path)
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    base: Base
+    changes: tuple[Change, ...]
+    before: Mapping[str, Entry]  # head path -> the entry at the base (its old path if renamed)
+    deleted: tuple[Entry, ...] = field(default=())
+
+    @property
+    def changed_paths(self) -> list[str]:
+        """Head paths whose content the change touched, in path order."""
+        return sorted(c.path for c in self.changes if c.status in CONTENT)
+
+    @property
+    def replaced(self) -> frozenset[str]:
+        """Paths whose head entry the base view must not see (changed, renamed away, new)."""
+        return frozenset(c.path for c in self.changes) | frozenset(
+            c.old_path for c in self.changes if c.old_path
+        )
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [*self.before.values(), *self.deleted]
+
+    def note(self) -> str:
+        return f"compared with {self.base.label} (merge base {self.base.short})"
+
+
+def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
+    changes = tuple(
+        c
+        for c in repo.changes(base)
+        if format_of(c.path) is not None or (c.old_path and format_of(c.old_path) is not None)
+    )
+    source = RevSource(repo, base.sha)
+    before: dict[str, Entry] = {}
+    deleted: list[Entry] = []
+    for change in changes:
+        if change.old_path is None:
+            continue
+        found = read_entry(change.old_path, source, config)
+        if not isinstance(found, Entry):
+            continue
+        if change.status == "D":
+            deleted.append(found)
+        else:
+            before[change.path] = found
+    return Baseline(base, changes, before, tuple(deleted))
+
+
+def linted_paths(baseline: Baseline, exists: Sequence[str]) -> list[str]:
+    present = set(exists)
+    return [p for p in baseline.changed_paths if p in present]

@@ -1,0 +1,294 @@
+"""Version rules: score-affecting changes need the bump that says so (cargo-semver-checks style).
+
+In 0.y.z a minor bump counts as major, and in 0.0.z every bump does; a prerelease at the base
+promises nothing, so any increase will do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import semver
+
+from evallint.model import Finding, Severity
+from evallint.project import Definition
+from evallint.projection import POLICIES, Change, changes, project
+from evallint.refs import parse_version
+from evallint.rules.base import rule
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+VERSIONED = ("rubric", "judge", "dataset")
+
+
+def smallest_major(v: semver.Version) -> semver.Version:
+    if v.prerelease:
+        return v.finalize_version()
+    if v.major > 0:
+        return v.bump_major()
+    if v.minor > 0:
+        return v.bump_minor()
+    return v.bump_patch()
+
+
+def is_major(old: semver.Version, new: semver.Version) -> bool:
+    if old.prerelease:
+        return new > old
+    return new >= smallest_major(old)
+
+
+def bump_name(old: semver.Version, new: semver.Version) -> str:
+    if new.major != old.major:
+        return "major"
+    if new.minor != old.minor:
+        return "minor"
+    return "patch" if new.patch != old.patch else "prerelease"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    rule: str
+    message: str
+    at: Change | None  # the first score-affecting change, when there is one
+
+
+def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
+    policy = POLICIES[ctx.kind.name]
+    return changes(project(before.data, policy), project(doc.data, policy), policy, doc.data)
+
+
+def _first(doc: Document, found: list[Change]) -> Change:
+    return min(found, key=lambda c: (doc.locate(c.pointer).line, doc.locate(c.pointer).column))
+
+
+def _what(found: list[Change]) -> str:
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{found[0].name} changed{more}"
+
+
+def verdict(doc: Document, ctx: Context) -> Verdict | None:
+    if "version" not in doc.memo:
+        doc.memo["version"] = _verdict(doc, ctx)
+    found: Verdict | None = doc.memo["version"]
+    return found
+
+
+def _verdict(doc: Document, ctx: Context) -> Verdict | None:
+    versioned = ctx.kind.versioned
+    found = versioned(doc.data) if versioned else None
+    version = parse_version(found[1]) if found else None
+    if ctx.baseline is None or found is None or version is None:
+        return None
+    at_base = _base_versions(doc, ctx, found[0])
+    same = next((d for d in at_base if d.version.compare(version) == 0), None)
+    if same is not None:
+        return _same_version(doc, ctx, same)
+    before = ctx.baseline.before.get(doc.path)
+    prev = next((d for d in at_base if before and d.path == before.doc.path), None)
+    highest = max((d.version for d in at_base), default=None)
+    if highest is not None and version < highest:
+        return _not_increased(
+            version, prev.version if prev else None, highest, ctx.baseline.base.label
+        )
+    if prev is None:
+        return None
+    changed = _changed(doc, ctx, prev.doc)
+    if not changed or is_major(prev.version, version):
+        return None
+    need = smallest_major(prev.version)
+    return Verdict(
+        "version-bump-too-small",
+        f"{_what(changed)}, which changes scores; {prev.version} → {version} is a "
+        f"{bump_name(prev.version, version)} bump, a major one is required: "
+        f"{prev.version} → {need}",
+        _first(doc, changed),
+    )
+
+
+def _base_versions(doc: Document, ctx: Context, ident: str) -> list[Definition]:
+    """Every version of this artifact at the base: across the tree for rubrics and judges,
+    the file's own previous content for kinds nothing refers to (datasets)."""
+    assert ctx.baseline is not None
+    if ctx.kind.namespace and ctx.base_project is not None:
+        return ctx.base_project.versions(ctx.kind.namespace, ident)
+    before = ctx.baseline.before.get(doc.path)
+    if before is None or before.kind.name != ctx.kind.name or not ctx.kind.versioned:
+        return []
+    found = ctx.kind.versioned(before.doc.data)
+    version = parse_version(found[1]) if found else None
+    if found is None or version is None:
+        return []
+    return [Definition(ctx.kind.name, found[0], version, before.doc.path, before.doc)]
+
+
+def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | None:
+    found = _changed(doc, ctx, same.doc)
+    if not found:
+        if same.doc.data != doc.data:
+            return Verdict(
+                "version-non-score-change",
+                "only fields that do not affect scores changed; no bump needed",
+                None,
+            )
+        return None
+    where = "" if same.path == doc.path else f" (as defined in {same.path} at the base)"
+    need = smallest_major(same.version)
+    return Verdict(
+        "version-not-bumped",
+        f"{_what(found)}, which changes scores, but the version is still "
+        f"{same.version}{where}; bump it: {same.version} → {need}",
+        _first(doc, found),
+    )
+
+
+def _not_increased(
+    version: semver.Version, prev: semver.Version | None, highest: semver.Version, label: str
+) -> Verdict:
+    if prev is not None and version < prev:
+        return Verdict(
+            "version-not-increased", f"version {version} is lower than {prev} at {label}", None
+        )
+    return Verdict(
+        "version-not-increased",
+        f"new version {version} is not greater than {highest}, the highest at {label}",
+        None,
+    )
+
+
+def _report(doc: Document, ctx: Context, rule_id: str) -> Iterator[Finding]:
+    found = verdict(doc, ctx)
+    if found is None or found.rule != rule_id:
+        return
+    version_line = (doc.path, ("version",), "the version declared here")
+    if found.at is None:
+        yield Finding(("version",), found.message)
+    else:
+        yield Finding(found.at.pointer, found.message, related=(version_line,))
+
+
+@rule("version-not-bumped", Severity.ERROR, kinds=VERSIONED)
+def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Score-affecting content changed but the version did not (edited in place).
+
+    Runs in diff mode (`--diff`) and with `--base REF`. Compares the parsed content with the
+    base, minus fields that cannot change a score (see the README's policy table), so
+    reformatting, reordering checks and editing descriptions never fire. Also catches a file
+    for a version that already existed at the base, in a layout with one file per version.
+    Reported on the first changed line, with the `version:` line as a related location.
+
+    Base (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days"]
+        scoring: {combine: all_pass}
+    Bad (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days", "a month"]
+        scoring: {combine: all_pass}
+    Good (rubrics/refunds.yaml):
+        id: refunds
+        version: "2.0.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days", "a month"]
+        scoring: {combine: all_pass}
+    """
+    yield from _report(doc, ctx, "version-not-bumped")
+
+
+@rule("version-bump-too-small", Severity.ERROR, kinds=VERSIONED)
+def version_bump_too_small(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Score-affecting content changed with a bump smaller than major.
+
+    Scores from before and after are not comparable, so the change needs a major bump (in
+    0.y.z a minor bump, in 0.0.z any bump). The message names the change, the bump found and the
+    smallest valid version.
+
+    Base (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days"]
+        scoring: {combine: all_pass}
+    Bad (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.3.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days", "a month"]
+        scoring: {combine: all_pass}
+    Good (rubrics/refunds.yaml):
+        id: refunds
+        version: "2.0.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days", "a month"]
+        scoring: {combine: all_pass}
+    """
+    yield from _report(doc, ctx, "version-bump-too-small")
+
+
+@rule("version-not-increased", Severity.ERROR, kinds=VERSIONED)
+def version_not_increased(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """The version went down, or a new version is not above the highest one at the base.
+
+    Base (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks:
+          - kind: must_contain_any
+            id: window
+            values: ["30 days"]
+        scoring: {combine: all_pass}
+    Bad (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.1.0"
+        checks: [{kind: must_contain_any, id: window, values: ["30 days"]}]
+        scoring: {combine: all_pass}
+    Good (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.1"
+        checks: [{kind: must_contain_any, id: window, values: ["30 days"]}]
+        scoring: {combine: all_pass}
+    """
+    yield from _report(doc, ctx, "version-not-increased")
+
+
+@rule("version-non-score-change", Severity.NOTE, kinds=VERSIONED)
+def version_non_score_change(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Only fields that cannot change a score changed, so the version may stay.
+
+    Base (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks: [{kind: must_contain_any, id: window, values: ["30 days"]}]
+        scoring: {combine: all_pass}
+    Bad (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        description: Checks the refund window is stated (reworded).
+        checks: [{kind: must_contain_any, id: window, values: ["30 days"]}]
+        scoring: {combine: all_pass}
+    Good (rubrics/refunds.yaml):
+        id: refunds
+        version: "1.2.0"
+        checks: [{kind: must_contain_any, id: window, values: ["30 days"]}]
+        scoring: {combine: all_pass}
+    """
+    yield from _report(doc, ctx, "version-non-score-change")
