@@ -7,10 +7,16 @@ import datetime
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evallint import __version__
 from evallint.errors import EvallintError
+
+if TYPE_CHECKING:
+    from evallint.baseline import Baseline
+    from evallint.config import Config
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -39,6 +45,23 @@ def today(explicit: datetime.date | None, environ: Mapping[str, str]) -> datetim
     return datetime.date.today()
 
 
+_BASE_HELP = (
+    "compare with the merge base of BASE and HEAD (default BASE: the pull request "
+    "base, PRE_COMMIT_FROM_REF, origin/HEAD, main, master)"
+)
+
+
+def _add_base_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--diff",
+        nargs="?",
+        const="",
+        metavar="BASE",
+        help="check only what the change touches; " + _BASE_HELP,
+    )
+    cmd.add_argument("--base", metavar="REF", help="run the version rules against REF")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evallint", description="Lint LLM evaluation files.")
     parser.add_argument("--version", action="version", version=f"evallint {__version__}")
@@ -63,13 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULES",
         help="comma-separated rule ids: do not run these",
     )
+    _add_base_options(check)
     check.add_argument(
         "--today",
         type=_date,
         metavar="YYYY-MM-DD",
-        help="the date date-based rules use (default: SOURCE_DATE_EPOCH, else today)",
+        help="the date for date-based rules (default: SOURCE_DATE_EPOCH, else today)",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    bump = sub.add_parser("bump", help="raise versions the version rules ask to raise")
+    bump.add_argument("paths", nargs="*", metavar="PATH")
+    _add_base_options(bump)
+    bump.add_argument(
+        "--update-refs",
+        action="store_true",
+        help="also move exact pins on the old versions to the new ones",
+    )
+    bump.add_argument("--config", metavar="FILE", help="read configuration from FILE")
     rules = sub.add_parser("rules", help="list every rule with its documentation")
     rules.add_argument("--format", choices=["text", "markdown"], default="text")
     schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
@@ -110,28 +143,79 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint.config import load_config, with_flags
     from evallint.engine import lint
     from evallint.formatters import FORMATTERS
-    from evallint.model import Report
     from evallint.sources import FsSource
 
     cwd = Path.cwd()
     root, in_git = discover.find_root(cwd)
     config = load_config(root, Path(args.config) if args.config else None)
     config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
-    paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
-    # Cross-file rules see the whole project even when only some files are checked.
-    whole = not args.paths and cwd == root
-    tree = paths if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
-    report = lint(paths, FsSource(root), config, tree=tree, today=today(args.today, os.environ))
-    report = Report(
-        report.diagnostics,
-        report.files_checked,
-        report.seconds,
-        (*skipped, *report.skipped),
-        report.notes,
+    paths, tree, skipped, baseline = _selection(args, cwd, root, in_git, config)
+    report = lint(
+        paths,
+        FsSource(root),
+        config,
+        tree=tree,
+        today=today(args.today, os.environ),
+        baseline=baseline,
     )
-    text = FORMATTERS[args.format](report, verbose=args.verbose)
-    _write(text, args.output)
+    report = replace(report, skipped=(*skipped, *report.skipped))
+    _write(FORMATTERS[args.format](report, verbose=args.verbose), args.output)
     return report.exit_code(strict=config.strict)
+
+
+def _selection(
+    args: argparse.Namespace, cwd: Path, root: Path, in_git: bool, config: Config
+) -> tuple[list[str], list[str], list[str], Baseline | None]:
+    """(paths to check, the whole tree, skipped with reasons, the baseline if any)."""
+    from evallint import discover
+
+    if args.diff is not None and args.paths:
+        raise EvallintError("--diff picks the files itself: give paths or --diff, not both")
+    baseline = _baseline(args, root, config)
+    whole = not args.paths and cwd == root
+    paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
+    tree = paths if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
+    if baseline is not None and args.diff is not None:
+        present = set(tree)
+        paths = [p for p in baseline.changed_paths if p in present]
+    return paths, tree, skipped, baseline
+
+
+def _baseline(args: argparse.Namespace, root: Path, config: Config) -> Baseline | None:
+    if args.diff is None and args.base is None:
+        return None
+    if args.diff is not None and args.base is not None:
+        raise EvallintError("use --diff BASE or --base REF, not both")
+    from evallint.baseline import load_baseline
+    from evallint.git import GitRepo
+
+    repo = GitRepo(root)
+    base = repo.base(args.diff or args.base or None, os.environ)
+    return load_baseline(repo, base, config)
+
+
+def run_bump(args: argparse.Namespace) -> int:
+    from evallint import discover
+    from evallint.config import load_config
+    from evallint.fixes import bump
+    from evallint.sources import FsSource
+
+    cwd = Path.cwd()
+    root, in_git = discover.find_root(cwd)
+    config = load_config(root, Path(args.config) if args.config else None)
+    if args.diff is None and args.base is None:
+        args.diff = ""  # bumping needs a base to compare with: the default one
+    paths, tree, _, baseline = _selection(args, cwd, root, in_git, config)
+    assert baseline is not None
+    edits = bump(paths, tree, FsSource(root), root, config, baseline, update_refs=args.update_refs)
+    for line in edits:
+        print(line)
+    print(
+        f"{len(edits)} change{'' if len(edits) == 1 else 's'} written"
+        if edits
+        else "nothing to bump"
+    )
+    return EXIT_OK
 
 
 def _write(text: str, output: str | None) -> None:
@@ -172,4 +256,4 @@ def run_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"check": run_check, "rules": run_rules, "schema": run_schema}
+_COMMANDS = {"check": run_check, "bump": run_bump, "rules": run_rules, "schema": run_schema}

@@ -75,7 +75,7 @@ def lint(
     also = baseline.entries if baseline else []
     indexed = index.build(entries, list(tree), source, config, also=also)
     head = indexed.project
-    base = _base_project(head, baseline) if baseline else None
+    base = base_project(head, baseline) if baseline else None
     for entry in entries:
         run.diagnostics += check_entry(entry, _context(entry, run, head, base), run.active)
     for entry in indexed.affected:
@@ -106,7 +106,7 @@ def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:
     return entries
 
 
-def _base_project(head: Project, baseline: Baseline) -> Project:
+def base_project(head: Project, baseline: Baseline) -> Project:
     """The project as it was: unchanged files as they are, changed ones as at the base."""
     kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
     return Project([*kept, *baseline.entries])

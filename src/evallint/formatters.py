@@ -33,7 +33,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
 
 
 def render_json(report: Report, *, verbose: bool = False) -> str:
-    payload = {
+    payload: dict[str, object] = {
         "version": JSON_OUTPUT_VERSION,
         "files_checked": report.files_checked,
         "diagnostics": [
@@ -50,6 +50,8 @@ def render_json(report: Report, *, verbose: bool = False) -> str:
             for d in report.diagnostics
         ],
     }
+    if report.notes:
+        payload["notes"] = list(report.notes)
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -110,19 +110,29 @@ class GitRepo:
         return Base(label, merge)
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
+        """A base the environment names must exist; silently using another would mislead."""
         github = environ.get("GITHUB_BASE_REF")
-        candidates = [f"origin/{github}", github] if github else []
-        candidates += [environ.get("PRE_COMMIT_FROM_REF", ""), "origin/HEAD", "main", "master"]
-        for ref in filter(None, candidates):
-            if self.sha(ref) is not None:
-                return ref
         if github:
+            for ref in (f"origin/{github}", github):
+                if self.sha(ref) is not None:
+                    return ref
             raise EvallintError(
                 f"the pull request base {github!r} is not in this clone: " + _fetch_hint(github)
             )
+        pre_commit = environ.get("PRE_COMMIT_FROM_REF")
+        if pre_commit:
+            if self.sha(pre_commit) is None:
+                raise EvallintError(
+                    f"PRE_COMMIT_FROM_REF {pre_commit!r} is not in this clone: "
+                    + _fetch_hint(pre_commit)
+                )
+            return pre_commit
+        for ref in ("origin/HEAD", "main", "master"):
+            if self.sha(ref) is not None:
+                return ref
         raise EvallintError(
             "no base to compare with: pass --diff BASE (a branch, tag or "
-            "commit); tried PRE_COMMIT_FROM_REF, origin/HEAD, main, master"
+            "commit); tried origin/HEAD, main, master"
         )
 
     def changes(self, base: Base) -> list[Change]:

@@ -14,7 +14,7 @@ import semver
 
 from evallint.model import Finding, Severity
 from evallint.project import Definition
-from evallint.projection import POLICIES, Change, changes, project
+from evallint.projection import POLICIES, Change, Policy, changes, project
 from evallint.refs import parse_version
 from evallint.rules.base import rule
 
@@ -36,9 +36,14 @@ def smallest_major(v: semver.Version) -> semver.Version:
 
 
 def is_major(old: semver.Version, new: semver.Version) -> bool:
+    """Whether old → new is a major bump, as cargo-semver-checks reads versions."""
     if old.prerelease:
-        return new > old
-    return new >= smallest_major(old)
+        return bool(new > old)
+    if old.major > 0:
+        return new.major > old.major
+    if old.minor > 0:
+        return new.major > 0 or new.minor > old.minor
+    return new.major > 0 or new.minor > 0 or new.patch > old.patch
 
 
 def bump_name(old: semver.Version, new: semver.Version) -> str:
@@ -54,6 +59,7 @@ class Verdict:
     rule: str
     message: str
     at: Change | None  # the first score-affecting change, when there is one
+    bump_to: semver.Version | None = None  # the smallest version that would satisfy the rule
 
 
 def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
@@ -106,6 +112,7 @@ def _verdict(doc: Document, ctx: Context) -> Verdict | None:
         f"{bump_name(prev.version, version)} bump, a major one is required: "
         f"{prev.version} → {need}",
         _first(doc, changed),
+        need,
     )
 
 
@@ -128,7 +135,9 @@ def _base_versions(doc: Document, ctx: Context, ident: str) -> list[Definition]:
 def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | None:
     found = _changed(doc, ctx, same.doc)
     if not found:
-        if same.doc.data != doc.data:
+        policy = POLICIES[ctx.kind.name]
+        everything = Policy(frozenset({"version"}), policy.keyed)  # order-insensitive, all fields
+        if project(same.doc.data, everything) != project(doc.data, everything):
             return Verdict(
                 "version-non-score-change",
                 "only fields that do not affect scores changed; no bump needed",
@@ -142,6 +151,7 @@ def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | No
         f"{_what(found)}, which changes scores, but the version is still "
         f"{same.version}{where}; bump it: {same.version} → {need}",
         _first(doc, found),
+        need,
     )
 
 

@@ -1,0 +1,443 @@
+"""Diff mode and version rules on real git repositories made in temporary folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from evallint.baseline import load_baseline
+from evallint.config import Config
+from evallint.engine import lint
+from evallint.git import GitRepo
+from evallint.sources import FsSource
+
+Run = Callable[..., tuple[int, str, str]]
+
+RUBRIC = """\
+# refund rubric
+id: refunds
+version: "1.2.0"
+description: States the refund window.
+checks:
+  - kind: must_contain_any
+    id: window
+    values: ["30 days"]
+  - kind: must_not_contain
+    id: promise
+    values: ["guaranteed"]
+scoring:
+  combine: all_pass
+"""
+
+DATASET = """\
+questions:
+  - id: q1
+    input: "How long do refunds take?"
+    rubric_ref: rubric/refunds@1.2.0
+"""
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        cmd = [
+            "git",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ]
+        return subprocess.run(cmd, cwd=self.root, check=True, capture_output=True, text=True).stdout
+
+    def write(self, files: dict[str, str]) -> None:
+        for rel, text in files.items():
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+    def commit(self, files: dict[str, str], message: str = "change") -> str:
+        self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-qm", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(autouse=True)
+def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Repo]:
+    r = Repo(tmp_path / "repo")
+    r.root.mkdir(exist_ok=True) if False else None
+    yield r
+
+
+@pytest.fixture
+def branch(tmp_path: Path) -> Repo:
+    """A repo with the rubric and dataset on main, and a feature branch checked out."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.commit({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": DATASET}, "base")
+    r.git("checkout", "-qb", "feature")
+    return r
+
+
+def diff(r: Repo, base: str = "main") -> list[tuple[object, ...]]:
+    repo = GitRepo(r.root)
+    baseline = load_baseline(repo, repo.base(base, {}), Config())
+    tree = sorted(
+        p.relative_to(r.root).as_posix() for p in r.root.rglob("*.yaml") if ".git" not in p.parts
+    )
+    report = lint(
+        [p for p in baseline.changed_paths if p in tree],
+        FsSource(r.root),
+        Config(),
+        tree=tree,
+        baseline=baseline,
+    )
+    return [
+        (
+            d.path,
+            d.span.line,
+            d.span.column,
+            d.rule,
+            d.message,
+            [(x.path, x.span.line) for x in d.related],
+        )
+        for d in report.diagnostics
+    ]
+
+
+def test_score_change_without_bump(branch: Repo) -> None:
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace('["30 days"]', '["30 days", "a month"]')})
+    assert diff(branch) == [
+        (
+            "rubrics/refunds.yaml",
+            8,
+            13,
+            "version-not-bumped",
+            "checks[window].values changed, which changes scores, but the version is still 1.2.0; "
+            "bump it: 1.2.0 → 2.0.0",
+            [("rubrics/refunds.yaml", 3)],
+        )
+    ]
+
+
+def test_bump_too_small_names_the_smallest_valid_version(branch: Repo) -> None:
+    text = RUBRIC.replace('"1.2.0"', '"1.3.0"').replace("all_pass", "min")
+    branch.write(
+        {"rubrics/refunds.yaml": text, "datasets/d.yaml": DATASET.replace("@1.2.0", "@1.3.0")}
+    )
+    assert diff(branch) == [
+        (
+            "rubrics/refunds.yaml",
+            13,
+            12,
+            "version-bump-too-small",
+            "scoring.combine changed, which changes scores; 1.2.0 → 1.3.0 is a minor bump, a major "
+            "one is required: 1.2.0 → 2.0.0",
+            [("rubrics/refunds.yaml", 3)],
+        )
+    ]
+
+
+def test_major_bump_is_clean(branch: Repo) -> None:
+    text = RUBRIC.replace('"1.2.0"', '"2.0.0"').replace("all_pass", "min")
+    branch.write({"rubrics/refunds.yaml": text, "datasets/d.yaml": DATASET.replace("@1.2.0", "@2")})
+    assert diff(branch) == []
+
+
+def test_reformatting_and_reordering_do_not_fire(branch: Repo) -> None:
+    reordered = """\
+# same rubric, rewritten
+version: '1.2.0'
+id: refunds
+scoring: {combine: all_pass}
+checks:
+  - {id: promise, kind: must_not_contain, values: [guaranteed]}
+  - id: window
+    values:
+      - 30 days
+    kind: must_contain_any   # same check, other order
+description: States the refund window.
+"""
+    branch.write({"rubrics/refunds.yaml": reordered})
+    assert diff(branch) == []
+
+
+def test_non_score_change_is_only_a_note(branch: Repo) -> None:
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("States the", "Checks the")})
+    assert [d[3] for d in diff(branch)] == ["version-non-score-change"]
+
+
+def test_version_decreased(branch: Repo) -> None:
+    branch.write(
+        {
+            "rubrics/refunds.yaml": RUBRIC.replace('"1.2.0"', '"1.1.9"'),
+            "datasets/d.yaml": DATASET.replace("@1.2.0", "@1.1.9"),
+        }
+    )
+    assert diff(branch) == [
+        (
+            "rubrics/refunds.yaml",
+            3,
+            10,
+            "version-not-increased",
+            "version 1.1.9 is lower than 1.2.0 at main",
+            [],
+        )
+    ]
+
+
+def test_one_file_per_version_layout(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.commit({"rubrics/refunds/1.2.0.yaml": RUBRIC})
+    r.git("checkout", "-qb", "feature")
+    # A new file for an older version, and an in-place edit of the kept one.
+    r.write(
+        {
+            "rubrics/refunds/1.1.0.yaml": RUBRIC.replace('"1.2.0"', '"1.1.0"'),
+            "rubrics/refunds/1.2.0.yaml": RUBRIC.replace("all_pass", "any_pass"),
+        }
+    )
+    found = diff(r)
+    assert [(d[0], d[3]) for d in found] == [
+        ("rubrics/refunds/1.1.0.yaml", "version-not-increased"),
+        ("rubrics/refunds/1.2.0.yaml", "version-not-bumped"),
+    ]
+    assert found[0][4] == "new version 1.1.0 is not greater than 1.2.0, the highest at main"
+
+
+def test_zero_major_versions(branch: Repo) -> None:
+    base = RUBRIC.replace('"1.2.0"', '"0.3.1"')
+    branch.git("checkout", "-q", "main")
+    branch.commit(
+        {"rubrics/refunds.yaml": base, "datasets/d.yaml": DATASET.replace("@1.2.0", "@0.3")}
+    )
+    branch.git("checkout", "-q", "feature")
+    branch.git("reset", "-q", "--hard", "main")
+    branch.write(
+        {"rubrics/refunds.yaml": base.replace('"0.3.1"', '"0.3.2"').replace("all_pass", "min")}
+    )
+    assert [d[4] for d in diff(branch)] == [
+        "scoring.combine changed, which changes scores; 0.3.1 → 0.3.2 is a patch bump, a major "
+        "one is required: 0.3.1 → 0.4.0"
+    ]
+    branch.write(
+        {"rubrics/refunds.yaml": base.replace('"0.3.1"', '"0.4.0"').replace("all_pass", "min")}
+    )
+    assert [d[3] for d in diff(branch)] == ["unknown-ref-version"]  # the dataset's @0.3 pin
+    branch.write({"datasets/d.yaml": DATASET.replace("@1.2.0", "@0.4")})
+    assert diff(branch) == []
+
+
+def test_zero_zero_versions_need_any_bump(branch: Repo) -> None:
+    from evallint.refs import parse_version
+    from evallint.rules.versions import is_major, smallest_major
+
+    v = parse_version
+    assert str(smallest_major(v("0.0.3"))) == "0.0.4"  # type: ignore[arg-type]
+    assert is_major(v("0.0.3"), v("0.0.4"))  # type: ignore[arg-type]
+    assert not is_major(v("0.1.3"), v("0.1.4"))  # type: ignore[arg-type]
+    assert is_major(v("2.0.0-rc.1"), v("2.0.0-rc.2"))  # type: ignore[arg-type]
+    assert is_major(v("1.2.0"), v("2.0.0-rc.1"))  # type: ignore[arg-type]
+
+
+def test_prerelease_base_accepts_any_increase(branch: Repo) -> None:
+    pre = RUBRIC.replace('"1.2.0"', '"2.0.0-rc.1"')
+    branch.git("checkout", "-q", "main")
+    branch.commit(
+        {"rubrics/refunds.yaml": pre, "datasets/d.yaml": DATASET.replace("@1.2.0", "@2.0.0-rc.1")}
+    )
+    branch.git("checkout", "-q", "feature")
+    branch.git("reset", "-q", "--hard", "main")
+    branch.write(
+        {
+            "rubrics/refunds.yaml": pre.replace("rc.1", "rc.2").replace("all_pass", "min"),
+            "datasets/d.yaml": DATASET.replace("@1.2.0", "@2.0.0-rc.2"),
+        }
+    )
+    assert diff(branch) == []
+
+
+def test_pure_rename_is_not_a_change(branch: Repo) -> None:
+    branch.git("mv", "rubrics/refunds.yaml", "rubrics/refund_policy.yaml")
+    assert diff(branch) == []
+
+
+def test_rename_with_an_edit_compares_with_the_old_path(branch: Repo) -> None:
+    branch.git("mv", "rubrics/refunds.yaml", "rubrics/refund_policy.yaml")
+    branch.write(
+        {
+            "rubrics/refund_policy.yaml": RUBRIC.replace('"1.2.0"', '"1.2.1"').replace(
+                "all_pass", "any_pass"
+            ),
+            "datasets/d.yaml": DATASET.replace("@1.2.0", "@1.2"),
+        }
+    )
+    assert [(d[0], d[3]) for d in diff(branch)] == [
+        ("rubrics/refund_policy.yaml", "version-bump-too-small")
+    ]
+
+
+def test_deleting_a_referenced_rubric_reports_the_unchanged_dataset(branch: Repo) -> None:
+    branch.git("rm", "-q", "rubrics/refunds.yaml")
+    assert diff(branch) == [
+        ("datasets/d.yaml", 4, 17, "unknown-ref", "no rubric with id 'refunds' in the project", [])
+    ]
+
+
+def test_untracked_files_are_checked(branch: Repo) -> None:
+    branch.write({"rubrics/new.yaml": "id: new\nversion: 1.0\n"})
+    assert [d[3] for d in diff(branch)] == [
+        "schema-violation",
+        "schema-violation",
+        "yaml-implicit-type",
+    ]
+
+
+def test_pre_existing_problems_are_not_reported(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.commit(
+        {
+            "rubrics/refunds.yaml": RUBRIC,
+            "datasets/old.yaml": DATASET.replace("@1.2.0", "@9") + "    expecteed_facts: [x]\n",
+        }
+    )
+    r.git("checkout", "-qb", "feature")
+    r.write({"datasets/new.yaml": DATASET})
+    assert diff(r) == []
+
+
+def test_cli_diff_says_which_base(branch: Repo, run: Run) -> None:
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min")})
+    sha = branch.git("rev-parse", "main").strip()
+    code, out, _ = run("check", "--diff", "main", cwd=branch.root)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"compared with main (merge base {sha[:10]})"
+    assert lines[1].startswith("rubrics/refunds.yaml:13:12: error: scoring.combine changed")
+    assert lines[2].startswith("1 file checked: 1 error")
+    code, out, _ = run("check", "--diff", "main", "--format", "json", cwd=branch.root)
+    assert json.loads(out)["notes"] == [f"compared with main (merge base {sha[:10]})"]
+
+
+def test_cli_base_from_each_environment_variable(
+    branch: Repo, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    branch.git("branch", "-q", "release", "main")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "release")
+    assert run("check", "--diff", cwd=branch.root)[1].startswith("compared with release (")
+    branch.git("update-ref", "refs/remotes/origin/trunk", "main")
+    monkeypatch.setenv("GITHUB_BASE_REF", "trunk")
+    assert run("check", "--diff", cwd=branch.root)[1].startswith("compared with origin/trunk (")
+    monkeypatch.delenv("GITHUB_BASE_REF")
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    assert run("check", "--diff", cwd=branch.root)[1].startswith("compared with main (")
+
+
+def test_unknown_base_fails_closed(branch: Repo, run: Run) -> None:
+    code, out, err = run("check", "--diff", "nope", cwd=branch.root)
+    assert code == 2 and out == ""
+    assert err.startswith("evallint: error: unknown git ref 'nope'")
+
+
+def test_missing_pull_request_base_fails_closed(
+    branch: Repo, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_BASE_REF", "develop")
+    code, _, err = run("check", "--diff", cwd=branch.root)
+    assert code == 2
+    assert "the pull request base 'develop' is not in this clone" in err
+    assert "fetch-depth: 0" in err and "git fetch --depth=1 origin develop" in err
+
+
+def test_shallow_clone_without_the_base_fails_closed(
+    branch: Repo, run: Run, tmp_path: Path
+) -> None:
+    branch.git("checkout", "-q", "main")
+    for i in range(3):
+        branch.commit({"datasets/d.yaml": DATASET + f"# {i}\n"}, f"main {i}")
+    branch.git("checkout", "-q", "feature")
+    branch.commit({"datasets/e.yaml": DATASET}, "feature work")
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        [
+            "git",
+            "clone",
+            "-q",
+            "--depth=1",
+            "--no-local",
+            "--branch",
+            "feature",
+            branch.root.as_uri(),
+            str(clone),
+        ],
+        check=True,
+    )
+    subprocess.run(
+        ["git", "fetch", "-q", "--depth=1", "origin", "main:refs/remotes/origin/main"],
+        cwd=clone,
+        check=True,
+    )
+    code, out, err = run("check", "--diff", "origin/main", cwd=clone)
+    assert code == 2 and out == ""
+    assert "no merge base between 'origin/main' and HEAD (this clone is shallow)" in err
+    assert "fetch-depth: 0" in err
+
+
+def test_no_base_anywhere_fails_closed(tmp_path: Path, run: Run) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.git("checkout", "-qb", "trunk")
+    r.commit({"datasets/d.yaml": DATASET})
+    code, out, err = run("check", "--diff", cwd=root)
+    assert code == 2 and "no base to compare with: pass --diff BASE" in err, (out, err)
+
+
+def test_not_a_git_repository(tmp_path: Path, run: Run) -> None:
+    code, _, err = run("check", "--diff", "main", cwd=tmp_path)
+    assert code == 2 and "is not inside a git work tree" in err
+
+
+def test_base_in_a_full_check(branch: Repo, run: Run) -> None:
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min")})
+    code, out, _ = run("check", "--base", "main", cwd=branch.root)
+    assert code == 1 and "[version-not-bumped]" in out and "2 files checked" in out
+
+
+def test_bump_keeps_comments_and_updates_pins(branch: Repo, run: Run) -> None:
+    edited = RUBRIC.replace("all_pass", "min").replace('"1.2.0"', '"1.2.0"  # keep me')
+    branch.write({"rubrics/refunds.yaml": edited})
+    code, out, _ = run("bump", "--diff", "main", "--update-refs", cwd=branch.root)
+    assert code == 0
+    assert out.splitlines() == [
+        "datasets/d.yaml:4: rubric/refunds@1.2.0 → rubric/refunds@2.0.0",
+        "rubrics/refunds.yaml:3: 1.2.0 → 2.0.0",
+        "2 changes written",
+    ]
+    assert (branch.root / "rubrics/refunds.yaml").read_text() == edited.replace(
+        '"1.2.0"', '"2.0.0"'
+    )
+    assert "rubric/refunds@2.0.0" in (branch.root / "datasets/d.yaml").read_text()
+    assert run("check", "--diff", "main", cwd=branch.root)[0] == 0
+    assert run("bump", "--diff", "main", cwd=branch.root)[1] == "nothing to bump\n"
