@@ -74,7 +74,7 @@ class Repo:
 
 @pytest.fixture(autouse=True)
 def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "GITHUB_ACTIONS"):
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -441,3 +441,20 @@ def test_bump_keeps_comments_and_updates_pins(branch: Repo, run: Run) -> None:
     assert "rubric/refunds@2.0.0" in (branch.root / "datasets/d.yaml").read_text()
     assert run("check", "--diff", "main", cwd=branch.root)[0] == 0
     assert run("bump", "--diff", "main", cwd=branch.root)[1] == "nothing to bump\n"
+
+
+def test_pre_commit_compares_the_staged_change_with_head(
+    branch: Repo, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min")})
+    branch.git("add", "-A")
+    code, out, _ = run("check", "--diff", cwd=branch.root)
+    assert code == 1
+    assert out.startswith("compared with HEAD (") and "[version-not-bumped]" in out
+
+
+def test_only_changed_files_passed_still_resolve_against_the_tree(branch: Repo, run: Run) -> None:
+    branch.write({"datasets/d.yaml": DATASET.replace("@1.2.0", "@1.2")})
+    code, out, _ = run("check", "datasets/d.yaml", cwd=branch.root)
+    assert (code, out.splitlines()[0][:28]) == (0, "1 file checked: no problems ")

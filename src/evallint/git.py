@@ -127,6 +127,8 @@ class GitRepo:
                     + _fetch_hint(pre_commit)
                 )
             return pre_commit
+        if environ.get("PRE_COMMIT") == "1":
+            return "HEAD"  # a commit hook: the change is what is staged on top of HEAD
         for ref in ("origin/HEAD", "main", "master"):
             if self.sha(ref) is not None:
                 return ref
