@@ -17,6 +17,7 @@ from evallint.errors import EvallintError
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
     from evallint.config import Config
+    from evallint.model import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -68,8 +69,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser("check", help="check eval files (default: the current directory)")
     check.add_argument("paths", nargs="*", metavar="PATH")
-    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument(
+        "--format",
+        choices=["auto", "text", "json", "sarif", "github"],
+        default="auto",
+        help="auto: github under GitHub Actions, else text",
+    )
     check.add_argument("--output", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--sarif-output",
+        metavar="FILE",
+        help="also write SARIF 2.1.0 to FILE, whatever --format is",
+    )
     check.add_argument("--strict", action="store_true", help="warnings fail the run too")
     check.add_argument("--config", metavar="FILE", help="read configuration from FILE")
     check.add_argument(
@@ -159,8 +170,39 @@ def run_check(args: argparse.Namespace) -> int:
         baseline=baseline,
     )
     report = replace(report, skipped=(*skipped, *report.skipped))
-    _write(FORMATTERS[args.format](report, verbose=args.verbose), args.output)
+    fmt = args.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    _write(FORMATTERS[fmt](report, verbose=args.verbose), args.output)
+    if args.sarif_output:
+        _write(FORMATTERS["sarif"](report), args.sarif_output)
+    if fmt == "github":
+        _github_files(report, os.environ, args.sarif_output)
     return report.exit_code(strict=config.strict)
+
+
+def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None) -> None:
+    """The step summary and step outputs, when GitHub gave files for them."""
+    from evallint.formatters.github import render_summary
+    from evallint.model import Severity
+
+    if environ.get("GITHUB_STEP_SUMMARY"):
+        _append(environ["GITHUB_STEP_SUMMARY"], render_summary(report, environ))
+    if environ.get("GITHUB_OUTPUT"):
+        lines = [
+            f"error-count={report.count(Severity.ERROR)}",
+            f"warning-count={report.count(Severity.WARNING)}",
+        ]
+        lines += [f"sarif-file={sarif}"] if sarif else []
+        _append(environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n")
+
+
+def _append(path: str, text: str) -> None:
+    try:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise EvallintError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 def _selection(
@@ -169,14 +211,13 @@ def _selection(
     """(paths to check, the whole tree, skipped with reasons, the baseline if any)."""
     from evallint import discover
 
-    if args.diff is not None and args.paths:
-        raise EvallintError("--diff picks the files itself: give paths or --diff, not both")
     baseline = _baseline(args, root, config)
     whole = not args.paths and cwd == root
     paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
     tree = paths if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
     if baseline is not None and args.diff is not None:
-        present = set(tree)
+        # The change, narrowed to the paths given (all of the tree by default).
+        present = set(tree) & (set(paths) if args.paths else set(tree))
         paths = [p for p in baseline.changed_paths if p in present]
     return paths, tree, skipped, baseline
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from evallint.rules import ALL_RULES
 from evallint.rules.base import Rule
 
@@ -12,14 +14,15 @@ def _text(rule: Rule) -> str:
     return f"{rule.id} ({rule.severity.label}; {kinds})\n    {rule.summary}\n\n{body}\n"
 
 
-def _markdown(rule: Rule) -> str:
+def rule_markdown(rule: Rule) -> str:
     kinds = ", ".join(f"`{k}`" for k in sorted(rule.kinds)) or "all kinds"
     parts = [
         f"### `{rule.id}`\n",
         f"{rule.summary}\n",
         f"Default severity: **{rule.severity.label}**. Applies to: {kinds}.\n",
     ]
-    prose = rule.description.split("\nBad (", 1)[0].strip()
+    prose = re.split(r"\n(?:Bad|Good|Given|Base) \(", "\n" + rule.description, maxsplit=1)[0]
+    prose = prose.strip()
     if prose:
         parts.append(prose + "\n")
     for ex in rule.examples:
@@ -29,5 +32,5 @@ def _markdown(rule: Rule) -> str:
 
 def render_rules(*, markdown: bool = False) -> str:
     if markdown:
-        return "# evallint rules\n\n" + "\n".join(_markdown(r) for r in ALL_RULES)
+        return "# evallint rules\n\n" + "\n".join(rule_markdown(r) for r in ALL_RULES)
     return "\n".join(_text(r) for r in ALL_RULES)

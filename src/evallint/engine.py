@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -155,4 +157,12 @@ def place(
         other = doc if path in (None, doc.path) else project.document(path)
         if other is not None:
             related.append(Location(other.path, other.locate(pointer), note))
-    return Diagnostic(doc.path, span, rule_id, level, finding.message, tuple(related))
+    mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
+    return Diagnostic(doc.path, span, rule_id, level, finding.message, tuple(related), mark)
+
+
+def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
+    """What the finding is, not where: line numbers (also inside messages) are left out."""
+    words = re.sub(r"\d+", "#", message)
+    key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]

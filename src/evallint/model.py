@@ -68,6 +68,8 @@ class Diagnostic:
     severity: Severity
     message: str
     related: tuple[Location, ...] = ()
+    # Identity that survives the finding moving to another line (SARIF primaryLocationLineHash).
+    fingerprint: str = field(default="", compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.rule, self.message)

@@ -38,6 +38,13 @@ class Document:
         smap = self.source_map()
         return smap.locate(pointer, on_key=on_key) if smap is not None else Span(1, 1, 1, 2)
 
+    def line_text(self, line: int) -> str:
+        smap = self.source_map()
+        if smap is None or not 1 <= line <= len(smap.lines.starts):
+            return ""
+        start = smap.lines.starts[line - 1]
+        return self.text[start : start + smap.lines.line_end(line) - 1]
+
     def raw(self, pointer: Pointer) -> str | None:
         """The value's text as written in the file (quotes, block indicators and all)."""
         smap = self.source_map()

@@ -1,9 +1,8 @@
-"""Reports to text: one pure function per format, chosen by name."""
+"""The text and JSON formats."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
 
 from evallint.model import Report, Severity
 
@@ -25,7 +24,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     lines = [f"skipped {s}" for s in report.skipped] if verbose else []
     lines += report.notes
     lines += [
-        f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: {d.message} [{d.rule}]"
+        f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: "
+        f"{' '.join(d.message.splitlines())} [{d.rule}]"
         for d in report.diagnostics
     ]
     lines.append(summary(report))
@@ -53,7 +53,3 @@ def render_json(report: Report, *, verbose: bool = False) -> str:
     if report.notes:
         payload["notes"] = list(report.notes)
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-
-
-Formatter = Callable[..., str]
-FORMATTERS: Mapping[str, Formatter] = {"text": render_text, "json": render_json}

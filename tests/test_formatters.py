@@ -1,0 +1,197 @@
+"""Every output format on one fixed report, against golden files; SARIF against the OASIS schema.
+
+EVALLINT_UPDATE_GOLDEN=1 rewrites the golden files (then review the diff).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from conftest import REPO, lint_files, shared_or_skip
+from evallint import __version__
+from evallint.formatters import FORMATTERS
+from evallint.formatters.github import escape_data, escape_property, render_summary
+from evallint.model import Diagnostic, Location, Report, Severity, Span
+from evallint.rules import ALL_RULES
+
+GOLDEN = Path(__file__).parent / "golden"
+ODD = "datasets/Données, v2/refund set.yaml"
+
+REPORT = Report(
+    diagnostics=(
+        Diagnostic(
+            ODD,
+            Span(4, 5, 4, 20),
+            "key-typo",
+            Severity.WARNING,
+            "unknown key 'expecteed_facts'; did you mean 'expected_facts'?",
+            fingerprint="0a1b2c3d4e5f6071",
+        ),
+        Diagnostic(
+            ODD,
+            Span(7, 3, 7, 9),
+            "duplicate-question-id",
+            Severity.ERROR,
+            "duplicate question id 'q1' (first on line 2)",
+            (Location(ODD, Span(2, 9, 2, 11), "first use"),),
+            "1122334455667788",
+        ),
+        Diagnostic(
+            "rubrics/tone.yaml",
+            Span(8, 13, 8, 20),
+            "version-not-bumped",
+            Severity.ERROR,
+            "100% of checks changed:\nscoring.combine, which changes scores",
+            (Location("rubrics/tone.yaml", Span(2, 10, 2, 17), "the version declared here"),),
+            "99aabbccddeeff00",
+        ),
+        Diagnostic(
+            "rubrics/tone.yaml",
+            Span(9, 5, 9, 11),
+            "weight-ignored",
+            Severity.NOTE,
+            "weight has no effect: scoring.combine is 'min', not 'weighted_avg'",
+            fingerprint="0123456789abcdef",
+        ),
+    ),
+    files_checked=3,
+    seconds=0.25,
+    notes=("compared with main (merge base 0123456789)",),
+)
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("EVALLINT_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the golden file"
+
+
+def sarif_results(text: str) -> Any:
+    log = json.loads(text)
+    return log["runs"][0]["results"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_golden_formats(fmt: str) -> None:
+    golden(f"report.{fmt}", FORMATTERS[fmt](REPORT))
+
+
+def test_golden_sarif_results() -> None:
+    text = FORMATTERS["sarif"](REPORT)
+    golden(
+        "report.sarif-results.json",
+        json.dumps(sarif_results(text), indent=2, ensure_ascii=False) + "\n",
+    )
+
+
+def test_golden_step_summary() -> None:
+    environ = {
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "acme/evals",
+        "GITHUB_SHA": "f00d",
+    }
+    golden("report.summary.md", render_summary(REPORT, environ))
+
+
+def test_workflow_command_escaping() -> None:
+    assert escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    line = FORMATTERS["github"](REPORT).splitlines()[1]
+    assert line.startswith("::error file=datasets/Données%2C v2/refund set.yaml,line=7,col=3,")
+
+
+def test_annotations_are_capped_with_a_counting_notice() -> None:
+    many = tuple(
+        Diagnostic("a.yaml", Span(i, 1, i, 2), "key-typo", Severity.WARNING, f"w{i}")
+        for i in range(1, 14)
+    )
+    out = FORMATTERS["github"](Report(many, 1)).splitlines()
+    assert sum(line.startswith("::warning ") for line in out) == 10
+    assert out[10].startswith("a.yaml:11:1: warning: w11 [key-typo]")
+    assert out[13] == (
+        "::notice::1 file checked: 13 warnings (0.00 s); 3 more findings than "
+        "GitHub shows as annotations are in the log above and in the step summary"
+    )
+
+
+def test_summary_stays_under_one_mebibyte() -> None:
+    big = tuple(
+        Diagnostic("a.yaml", Span(i, 1, i, 2), "key-typo", Severity.WARNING, "x" * 400)
+        for i in range(1, 5000)
+    )
+    text = render_summary(Report(big, 1), {})
+    assert len(text.encode()) < 1024 * 1024
+    assert "more findings are not listed here" in text
+
+
+@pytest.fixture(scope="module")
+def sarif_validator() -> jsonschema.Draft4Validator:
+    schema = json.loads(shared_or_skip("sarif", "sarif-schema-2.1.0.json").read_text())
+    return jsonschema.Draft4Validator(schema)
+
+
+def check_sarif(text: str, validator: jsonschema.Draft4Validator) -> dict[str, Any]:
+    log = json.loads(text)
+    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, [e.message for e in errors][:5]
+    # GitHub's required subset, beyond the schema.
+    run = log["runs"][0]
+    driver = run["tool"]["driver"]
+    assert log["$schema"] and driver["name"] == "evallint"
+    assert driver["semanticVersion"] == __version__ and driver["informationUri"]
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
+        assert rule["help"]["text"] and rule["help"]["markdown"] and rule["helpUri"]
+        assert len(rule["fullDescription"]["text"]) <= 1024
+        assert "security-severity" not in rule["properties"]
+    for result in run["results"]:
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["message"]["text"]
+        assert result["partialFingerprints"]["primaryLocationLineHash"]
+        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]
+    return log
+
+
+def test_fixed_report_sarif_is_valid(sarif_validator: jsonschema.Draft4Validator) -> None:
+    log = check_sarif(FORMATTERS["sarif"](REPORT), sarif_validator)
+    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert uri["uri"] == "datasets/Donn%C3%A9es%2C%20v2/refund%20set.yaml"
+    assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [r.id for r in ALL_RULES]
+
+
+def test_every_rule_example_gives_valid_sarif(sarif_validator: jsonschema.Draft4Validator) -> None:
+    diagnostics: list[Diagnostic] = []
+    for rule in ALL_RULES:
+        given = {e.path: e.text for e in rule.examples if e.label == "Given"}
+        base = {e.path: e.text for e in rule.examples if e.label == "Base"} or None
+        for example in rule.examples:
+            if example.label == "Bad":
+                diagnostics += lint_files({**given, example.path: example.text}, base=base)
+    log = check_sarif(FORMATTERS["sarif"](Report(tuple(diagnostics), 1)), sarif_validator)
+    assert len(log["runs"][0]["results"]) >= len(ALL_RULES)
+
+
+def test_fingerprints_survive_a_blank_line_above() -> None:
+    text = "questions:\n  - id: q1\n    input: x\n    expecteed_facts: [a]\n"
+    before = lint_files({"datasets/d.yaml": text})
+    after = lint_files({"datasets/d.yaml": "# moved\n\n" + text})
+    assert [d.span.line for d in before] == [4] and [d.span.line for d in after] == [6]
+    assert [d.fingerprint for d in before] == [d.fingerprint for d in after]
+    dup = "questions:\n  - {id: a, input: x}\n  - {id: a, input: y}\n"
+    first = lint_files({"datasets/d.yaml": dup})[0].fingerprint
+    assert lint_files({"datasets/d.yaml": "\n" + dup})[0].fingerprint == first
+
+
+def test_rules_page_is_generated_from_the_code() -> None:
+    from evallint.docs import render_rules
+
+    assert (REPO / "RULES.md").read_text(encoding="utf-8") == render_rules(markdown=True), (
+        "RULES.md is stale: run evallint rules --format markdown > RULES.md"
+    )
