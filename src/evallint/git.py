@@ -7,6 +7,7 @@ imported on first use.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -63,6 +64,20 @@ def _fetch_hint(ref: str) -> str:
     )
 
 
+def _event_base(environ: Mapping[str, str]) -> str | None:
+    """`pull_request.base.sha` from the GitHub event file: the exact base, not a branch name."""
+    path = environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            event = json.load(f)
+        sha = event["pull_request"]["base"]["sha"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return sha if isinstance(sha, str) and sha else None
+
+
 class GitRepo:
     def __init__(self, root: Path) -> None:
         try:
@@ -111,6 +126,9 @@ class GitRepo:
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
+        event_base = _event_base(environ)
+        if event_base and self.sha(event_base) is not None:
+            return event_base
         github = environ.get("GITHUB_BASE_REF")
         if github:
             for ref in (f"origin/{github}", github):

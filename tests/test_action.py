@@ -1,0 +1,191 @@
+"""The GitHub Action and the pre-commit hooks, run for real."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO
+from test_git import DATASET, RUBRIC, Repo
+
+ACTION = yaml.safe_load((REPO / "action.yml").read_text())
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed here (the test extra installs it on Linux x86_64)")
+    return found
+
+
+def test_actionlint_passes() -> None:
+    files = [".github/workflows/selftest.yml", "examples/workflows/evallint.yml"]
+    proc = subprocess.run([_tool("actionlint"), *files], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_zizmor_passes() -> None:
+    files = ["action.yml", ".github/workflows/selftest.yml", "examples/workflows/evallint.yml"]
+    proc = subprocess.run(
+        [_tool("zizmor"), "--offline", "--config", ".github/zizmor.yml", *files],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_inputs_reach_scripts_only_through_env() -> None:
+    for step in ACTION["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), f"expression inside run: in {step['name']!r}"
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in ACTION["inputs"])
+
+
+def _evaluate(value: str, inputs: dict[str, str], event: dict[str, Any]) -> str:
+    def one(m: re.Match[str]) -> str:
+        expr = m.group(1).strip()
+        if expr.startswith("inputs."):
+            return inputs[expr.removeprefix("inputs.")]
+        if expr == "github.action_path":
+            return str(REPO)
+        if expr == "github.event.pull_request.base.sha":
+            return str(event["pull_request"]["base"]["sha"])
+        raise AssertionError(f"expression the simulation does not know: {expr}")
+
+    return re.sub(r"\$\{\{(.*?)\}\}", one, value)
+
+
+def run_action(
+    root: Path, tmp: Path, event: dict[str, Any], given: dict[str, str]
+) -> tuple[int, str, Path, Path]:
+    """Each `run:` step of action.yml, as a runner would (installing is skipped: evallint is
+    installed in this environment already)."""
+    event_file, summary, output = tmp / "event.json", tmp / "summary.md", tmp / "output"
+    event_file.write_text(json.dumps(event))
+    inputs = {
+        name: _evaluate(str(spec.get("default", "")), {}, event)
+        for name, spec in ACTION["inputs"].items()
+    } | given
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GIT_"))}
+    base_env |= {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_SHA": "f00dfeed",
+        "GITHUB_REPOSITORY": "acme/evals",
+        "GITHUB_SERVER_URL": "https://github.com",
+    }
+    code, out = 0, ""
+    for step in ACTION["runs"]["steps"]:
+        if "run" not in step or step["name"] == "Install evallint":
+            continue
+        if step.get("if") == "inputs.diff-base != ''" and not inputs["diff-base"]:
+            continue
+        env = base_env | {
+            k: _evaluate(str(v), inputs, event) for k, v in step.get("env", {}).items()
+        }
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        code, out = proc.returncode, out + proc.stdout
+        if code:
+            break
+    return code, out, summary, output
+
+
+def test_action_on_a_pull_request(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = Repo(root)
+    base = repo.commit({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": DATASET})
+    repo.git("checkout", "-qb", "feature")
+    repo.commit(
+        {
+            "rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min"),
+            "datasets/d.yaml": DATASET + "    expecteed_facts: [x]\n",
+        }
+    )
+    event = {"pull_request": {"base": {"sha": base}, "head": {"sha": "feature"}}}
+    code, out, summary, output = run_action(root, tmp_path, event, {})
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"::notice::compared with {base} (merge base {base[:10]})"
+    assert lines[1].startswith(
+        "::error file=rubrics/refunds.yaml,line=13,col=12,endLine=13,"
+        "endColumn=15,title=evallint [version-not-bumped]::"
+    )
+    assert lines[2].startswith("::warning file=datasets/d.yaml,line=5,col=5,")
+    text = summary.read_text()
+    assert text.startswith("## evallint\n") and "| `version-not-bumped` | error | 1 |" in text
+    assert "(https://github.com/acme/evals/blob/f00dfeed/rubrics/refunds.yaml#L13)" in text
+    assert output.read_text().splitlines() == [
+        "error-count=1",
+        "warning-count=1",
+        "sarif-file=evallint.sarif",
+    ]
+    sarif = json.loads((root / "evallint.sarif").read_text())
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["key-typo", "version-not-bumped"]
+
+
+def test_action_outside_pull_requests_checks_everything(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    Repo(root).commit({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": DATASET})
+    code, out, _, output = run_action(
+        root,
+        tmp_path,
+        {"pull_request": {"base": {"sha": ""}}},
+        {"strict": "true", "sarif-file": ""},
+    )
+    assert code == 0, out
+    assert out.splitlines()[-1].startswith("2 files checked: no problems")
+    assert output.read_text().splitlines() == ["error-count=0", "warning-count=0"]
+
+
+def _pre_commit(root: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env["PRE_COMMIT_HOME"] = str(tmp / "pre-commit-home")
+    return subprocess.run(
+        [_tool("pre-commit"), "try-repo", str(REPO), *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_pre_commit_hooks(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = Repo(root)
+    repo.commit({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": DATASET})
+    repo.write(
+        {
+            "datasets/e.yaml": DATASET + "    expecteed_facts: [x]\n",
+            "rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min"),
+            "notes/plain.json": "{}",
+            "data/samples.jsonl": '{"a": 1}\n',
+        }
+    )
+    repo.git("add", "-A")
+    proc = _pre_commit(root, tmp_path, "evallint", "--verbose")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
+    assert "datasets/e.yaml:5:5: warning: unknown key 'expecteed_facts'" in proc.stdout
+    proc = _pre_commit(root, tmp_path, "evallint-versions")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "compared with HEAD" in proc.stdout and "[version-not-bumped]" in proc.stdout
