@@ -238,3 +238,25 @@ def test_examples_lint_clean(run: Run) -> None:
     code, out, _ = run("check", "examples", cwd=REPO)
     assert code == 0, out
     assert "no problems" in out
+
+
+def test_init_vscode_merges_settings(run: Run, tree: Tree) -> None:
+    root = tree({".vscode/settings.json": '{"editor.tabSize": 2, "yaml.schemas": {"a.json": "x"}}'})
+    code, out, _ = run("init", "vscode", cwd=root)
+    assert code == 0 and "wrote .vscode/settings.json" in out
+    settings = json.loads((root / ".vscode/settings.json").read_text())
+    assert settings["editor.tabSize"] == 2
+    assert settings["yaml.schemas"]["a.json"] == "x"
+    assert settings["yaml.schemas"]["./.vscode/evallint/rubric.schema.json"] == [
+        "**/rubrics/**/*.yaml",
+        "**/rubrics/**/*.yml",
+    ]
+    assert json.loads((root / ".vscode/evallint/judge.schema.json").read_text())["$id"]
+
+
+def test_init_vscode_leaves_commented_settings_alone(run: Run, tree: Tree) -> None:
+    original = '{\n  // mine\n  "editor.tabSize": 2\n}\n'
+    root = tree({".vscode/settings.json": original})
+    code, _, err = run("init", "vscode", cwd=root)
+    assert code == 2 and "is not plain JSON (comments?)" in err and '"yaml.schemas"' in err
+    assert (root / ".vscode/settings.json").read_text() == original

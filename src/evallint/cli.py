@@ -114,6 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="also move exact pins on the old versions to the new ones",
     )
     bump.add_argument("--config", metavar="FILE", help="read configuration from FILE")
+    init = sub.add_parser("init", help="set up an editor for eval files")
+    init.add_argument("editor", choices=["vscode"])
+    init.add_argument(
+        "--schemas",
+        default=".vscode/evallint",
+        metavar="DIR",
+        help="where to export the schemas (relative to the project root)",
+    )
     rules = sub.add_parser("rules", help="list every rule with its documentation")
     rules.add_argument("--format", choices=["text", "markdown"], default="text")
     schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
@@ -269,6 +277,16 @@ def _write(text: str, output: str | None) -> None:
         raise EvallintError(f"cannot write {output!r}: {exc.strerror}") from None
 
 
+def run_init(args: argparse.Namespace) -> int:
+    from evallint.discover import find_root
+    from evallint.editors import init_vscode
+
+    root, _ = find_root(Path.cwd())
+    for path in init_vscode(root, args.schemas):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
 def run_rules(args: argparse.Namespace) -> int:
     from evallint.docs import render_rules
 
@@ -297,4 +315,10 @@ def run_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"check": run_check, "bump": run_bump, "rules": run_rules, "schema": run_schema}
+_COMMANDS = {
+    "check": run_check,
+    "bump": run_bump,
+    "init": run_init,
+    "rules": run_rules,
+    "schema": run_schema,
+}

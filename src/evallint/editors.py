@@ -1,0 +1,53 @@
+"""`evallint init vscode`: point the YAML extension at our schemas for the conventional layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evallint.errors import EvallintError
+from evallint.schemas import schema_dir
+
+GLOBS = {
+    "rubric": ["**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"],
+    "judge": ["**/judges/**/*.yaml", "**/judges/**/*.yml"],
+    "dataset": ["**/datasets/**/*.yaml", "**/datasets/**/*.yml"],
+}
+
+
+def schema_entries(folder: str) -> dict[str, list[str]]:
+    return {f"./{folder}/{name}.schema.json": globs for name, globs in GLOBS.items()}
+
+
+def init_vscode(root: Path, folder: str = ".vscode/evallint") -> list[str]:
+    """Export the schemas under `folder` and merge `yaml.schemas` into the workspace settings."""
+    settings_path = root / ".vscode" / "settings.json"
+    settings: dict[str, object] = {}
+    if settings_path.is_file():
+        text = settings_path.read_text(encoding="utf-8")
+        try:
+            loaded = json.loads(text) if text.strip() else {}
+        except ValueError:
+            snippet = json.dumps({"yaml.schemas": schema_entries(folder)}, indent=2)
+            raise EvallintError(
+                f"{settings_path.relative_to(root)} is not plain JSON (comments?)"
+                f"; it was left as it is. Add this to it:\n{snippet}"
+            ) from None
+        if not isinstance(loaded, dict):
+            raise EvallintError(f"{settings_path.relative_to(root)} does not hold a JSON object")
+        settings = loaded
+    written = []
+    target = root / folder
+    target.mkdir(parents=True, exist_ok=True)
+    for name in GLOBS:
+        out = target / f"{name}.schema.json"
+        out.write_bytes((schema_dir() / f"{name}.schema.json").read_bytes())
+        written.append(out.relative_to(root).as_posix())
+    current = settings.get("yaml.schemas")
+    merged = dict(current) if isinstance(current, dict) else {}
+    merged.update(schema_entries(folder))
+    settings["yaml.schemas"] = merged
+    settings_path.parent.mkdir(parents=True, exist_ok=True)
+    settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    written.append(settings_path.relative_to(root).as_posix())
+    return written
