@@ -42,7 +42,7 @@ def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | D
     doc = parse(path, source.read(path), fmt)
     kind = forced or declared_kind(doc.text, doc.data) or path_kind(path, fmt)
     if kind is None and doc.ok:
-        kind = content_kind(doc.data, fmt)
+        kind = content_kind(path, doc.data, fmt)
     if kind is None:
         reason = "not readable, and no kind claims it" if not doc.ok else "no kind matches"
         return Skipped(path, reason)

@@ -1,0 +1,1 @@
+"""One module per family of eval formats: detection, identity and references."""

@@ -1,0 +1,81 @@
+"""The Drupal ai_eval trio: datasets, rubrics and judges (issue #3586842)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evallint.formats.base import Kind, has_keys, in_dir, items
+from evallint.model import JSON, Pointer
+
+
+def id_and_version(data: JSON) -> tuple[str, str] | None:
+    if isinstance(data, dict) and isinstance(data.get("id"), str):
+        version = data.get("version")
+        return data["id"], version if isinstance(version, str) else ""
+    return None
+
+
+def dataset_version(data: JSON) -> tuple[str, str] | None:
+    """Datasets need no id to be versioned: they are compared with their own file at the base."""
+    if isinstance(data, dict) and isinstance(data.get("version"), str):
+        ident = data.get("id")
+        return ident if isinstance(ident, str) else "", data["version"]
+    return None
+
+
+def dataset_refs(data: JSON) -> Iterator[tuple[Pointer, str]]:
+    for i, question in items(data, "questions"):
+        if isinstance(question.get("rubric_ref"), str):
+            yield ("questions", i, "rubric_ref"), question["rubric_ref"]
+
+
+def rubric_refs(data: JSON) -> Iterator[tuple[Pointer, str]]:
+    for i, check in items(data, "checks"):
+        for key in ("judge_prompt_ref", "rubric_ref"):
+            if isinstance(check.get(key), str):
+                yield ("checks", i, key), check[key]
+        for j, member in items(check, "jury"):
+            if isinstance(member.get("judge_prompt_ref"), str):
+                yield ("checks", i, "jury", j, "judge_prompt_ref"), member["judge_prompt_ref"]
+
+
+_DATA = frozenset({"yaml", "json"})
+
+RUBRIC = Kind(
+    "rubric",
+    "ai_eval rubric",
+    "rubric",
+    _DATA,
+    in_dir("rubrics"),
+    has_keys("checks", "scoring"),
+    namespace="rubric",
+    defines=id_and_version,
+    versioned=id_and_version,
+    references=rubric_refs,
+    needles=(b"checks", b"scoring"),
+)
+
+JUDGE = Kind(
+    "judge",
+    "ai_eval judge",
+    "judge",
+    _DATA,
+    in_dir("judges"),
+    has_keys("id", "version", "template"),
+    namespace="judge",
+    defines=id_and_version,
+    versioned=id_and_version,
+    needles=(b"template",),
+)
+
+DATASET = Kind(
+    "dataset",
+    "ai_eval dataset",
+    "dataset",
+    _DATA,
+    None,
+    has_keys("questions"),
+    versioned=dataset_version,
+    references=dataset_refs,
+    needles=(b"questions",),
+)

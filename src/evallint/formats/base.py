@@ -1,0 +1,53 @@
+"""What a file kind is, and the small helpers format modules describe kinds with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from evallint.model import JSON, Pointer
+
+PathTest = Callable[[str], bool]
+ContentTest = Callable[[str, JSON], bool]  # (path, data): the file name may count too
+Defines = Callable[[JSON], tuple[str, str] | None]  # (id, version) this file defines
+References = Callable[[JSON], Iterator[tuple[Pointer, str]]]  # (where, reference text)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    title: str
+    schema: str | None
+    formats: frozenset[str]
+    by_path: PathTest | None = None  # path evidence, strongest after config and $schema
+    by_content: ContentTest | None = None  # top-level keys, for files the path does not place
+    namespace: str | None = None  # what references call it: rubric/{id}, judge/{id}
+    defines: Defines | None = None
+    versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
+    references: References | None = None
+    # Bytes that any file of this kind found only by content must contain; lets a partial run
+    # index the rest of the tree without parsing every YAML file in it.
+    needles: tuple[bytes, ...] = ()
+
+
+def in_dir(name: str) -> PathTest:
+    def test(path: str) -> bool:
+        return name in path.split("/")[:-1]
+
+    return test
+
+
+def has_keys(*keys: str) -> ContentTest:
+    def test(path: str, data: JSON) -> bool:
+        return isinstance(data, dict) and all(k in data for k in keys)
+
+    return test
+
+
+def items(data: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
+    """(index, object) for each object in the list under `key`; nothing if it is not a list."""
+    found = data.get(key) if isinstance(data, dict) else None
+    if isinstance(found, list):
+        for i, item in enumerate(found):
+            if isinstance(item, dict):
+                yield i, item
