@@ -6,7 +6,7 @@ import datetime
 import hashlib
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evallint import index
@@ -23,6 +23,10 @@ from evallint.schemas import SchemaError, validate
 from evallint.schemawalk import ObjectKeys, unknown_keys
 
 
+def _never(path: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a rule may know besides its document."""
@@ -33,6 +37,8 @@ class Context:
     today: datetime.date
     baseline: Baseline | None = None  # with --diff or --base: the change and its base
     base_project: Project | None = None
+    files: frozenset[str] = frozenset()  # every file of the project (for file references)
+    outside: Callable[[str], bool] = _never  # a listed path that leads out of the project
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
@@ -51,6 +57,8 @@ class Run:
     active: list[tuple[Rule, Severity]]
     today: datetime.date
     baseline: Baseline | None = None
+    files: frozenset[str] = frozenset()
+    outside: Callable[[str], bool] = _never
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -71,11 +79,19 @@ def lint(
     the cross-file findings the change caused are reported.
     """
     started = time.perf_counter()
-    run = Run(config, config.active_rules(rules), today or datetime.date.today(), baseline)
+    tree = list(tree)
+    run = Run(
+        config,
+        config.active_rules(rules),
+        today or datetime.date.today(),
+        baseline,
+        frozenset(tree) | frozenset(paths),
+        getattr(source, "outside", _never),
+    )
     entries = _read_all(paths, source, run)
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
-    indexed = index.build(entries, list(tree), source, config, also=also)
+    indexed = index.build(entries, tree, source, config, also=also)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
     for entry in entries:
@@ -115,7 +131,9 @@ def base_project(head: Project, baseline: Baseline) -> Project:
 
 
 def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
-    return Context(entry.kind, run.config, project, run.today, run.baseline, base)
+    return Context(
+        entry.kind, run.config, project, run.today, run.baseline, base, run.files, run.outside
+    )
 
 
 def check_entry(

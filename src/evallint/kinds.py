@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from evallint.formats import ai_eval
+from evallint.formats import abp, ai_eval
 from evallint.formats.base import Kind, items
 from evallint.model import JSON
 
@@ -19,6 +19,8 @@ __all__ = ["BY_NAME", "KINDS", "Kind", "content_kind", "declared_kind", "items",
 KINDS: tuple[Kind, ...] = (
     ai_eval.RUBRIC,
     ai_eval.JUDGE,
+    abp.EVALS,
+    abp.STATIC_CHECKS,
     ai_eval.DATASET,
 )
 

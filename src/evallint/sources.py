@@ -18,3 +18,10 @@ class FsSource:
 
     def read(self, path: str) -> bytes:
         return self._full(path).read_bytes()
+
+    def outside(self, path: str) -> bool:
+        """Whether the path, followed through symlinks, leaves the project."""
+        try:
+            return not self._full(path).resolve().is_relative_to(self.root.resolve())
+        except (OSError, RuntimeError):  # a symlink loop
+            return True

@@ -14,6 +14,17 @@ References = Callable[[JSON], Iterator[tuple[Pointer, str]]]  # (where, referenc
 
 
 @dataclass(frozen=True, slots=True)
+class FileRef:
+    pointer: Pointer
+    path: str  # as written
+    from_root: bool = False  # resolved from the repository root, not the file's folder
+
+
+CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]
+FileRefs = Callable[[JSON], Iterator[FileRef]]
+
+
+@dataclass(frozen=True, slots=True)
 class Kind:
     name: str
     title: str
@@ -25,6 +36,8 @@ class Kind:
     defines: Defines | None = None
     versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
     references: References | None = None
+    case_ids: CaseIds | None = None  # (where, id) of each case/test, for uniqueness
+    file_refs: FileRefs | None = None  # files the format reads at run time
     # Bytes that any file of this kind found only by content must contain; lets a partial run
     # index the rest of the tree without parsing every YAML file in it.
     needles: tuple[bytes, ...] = ()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evallint.rules import (
+    cases,
     checks,
     datasets,
+    files,
     judges,
     keys,
     parse_rules,
@@ -42,6 +44,9 @@ ALL_RULES: tuple[Rule, ...] = (
     versions.version_bump_too_small,
     versions.version_not_increased,
     versions.version_non_score_change,
+    cases.duplicate_case_id,
+    cases.evals_key_missing,
+    files.missing_file,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

@@ -1,0 +1,69 @@
+"""Drupal ai_best_practices: `evals.json` (inline graders) and `static-checks.json`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evallint.formats.base import ContentTest, FileRef, Kind, items
+from evallint.model import JSON, Pointer
+
+
+def _named(*names: str) -> ContentTest:
+    def test(path: str, data: JSON) -> bool:
+        return isinstance(data, dict) and path.rsplit("/", 1)[-1].lower() in names
+
+    return test
+
+
+def _evals_shape(path: str, data: JSON) -> bool:
+    """evals.json by name, or by its keys (an `evals` list beside skill metadata)."""
+    if not isinstance(data, dict):
+        return False
+    if path.rsplit("/", 1)[-1].lower() == "evals.json":
+        return True
+    return isinstance(data.get("evals"), list) and ("skill_name" in data or "skill_file" in data)
+
+
+SCRIPTS = ("setup", "reset", "verify", "cleanup")
+
+
+def _skill_file(data: JSON) -> Iterator[FileRef]:
+    if isinstance(data, dict) and isinstance(data.get("skill_file"), str):
+        yield FileRef(("skill_file",), data["skill_file"], from_root=True)
+
+
+def evals_files(data: JSON) -> Iterator[FileRef]:
+    """skill_file and the case scripts; the runner resolves them from the repository root."""
+    yield from _skill_file(data)
+    for i, case in items(data, "evals"):
+        for key in SCRIPTS:
+            if isinstance(case.get(key), str):
+                yield FileRef(("evals", i, key), case[key], from_root=True)
+
+
+def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
+    for i, case in items(data, "evals"):
+        if "id" in case:
+            yield ("evals", i, "id"), case["id"]
+
+
+EVALS = Kind(
+    "abp-evals",
+    "ai_best_practices evals.json",
+    "abp-evals",
+    frozenset({"json"}),
+    None,
+    _evals_shape,
+    case_ids=evals_ids,
+    file_refs=evals_files,
+)
+
+STATIC_CHECKS = Kind(
+    "abp-static-checks",
+    "ai_best_practices static-checks.json",
+    "abp-static-checks",
+    frozenset({"json"}),
+    None,
+    _named("static-checks.json"),
+    file_refs=lambda data: _skill_file(data),
+)

@@ -1,0 +1,73 @@
+"""Rules about the files an eval file names: they exist, and they stay inside the project.
+
+Nothing named is ever opened: existence is checked against the project's file listing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.model import Finding, Severity
+from evallint.rules.base import rule
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.formats.base import FileRef
+    from evallint.parse import Document
+
+FILE_KINDS = ("abp-evals", "abp-static-checks", "agentv-v2", "agentevals", "agentv-v4")
+
+
+def resolve(doc_path: str, ref: FileRef) -> str | None:
+    """The project-relative path a reference names; None when it leaves the project."""
+    text = ref.path.removeprefix("file://")
+    if text.startswith("/") or ref.from_root:
+        joined = text.lstrip("/")
+    else:
+        joined = posixpath.join(posixpath.dirname(doc_path), text)
+    normal = posixpath.normpath(joined)
+    if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
+        return None
+    return normal
+
+
+def _exists(path: str, files: frozenset[str]) -> bool:
+    if path in files:
+        return True
+    folder = path.rstrip("/") + "/"
+    return any(f.startswith(folder) for f in files)
+
+
+@rule("missing-file", Severity.ERROR, kinds=FILE_KINDS)
+def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A file the eval names does not exist in the project, or lies outside it.
+
+    Paths resolve as the format's runner resolves them (relative to the eval file's folder, a
+    leading `/` from the repository root; ai_best_practices paths from the repository root). A
+    path that leaves the repository (`../../etc/passwd`, or a symlink pointing out) is an error
+    and is never read.
+
+    Given (skills/refunds/SKILL.md):
+        # Refunds
+    Bad (evals/refunds/evals.json):
+        {"skill_file": "skills/refund/SKILL.md", "evals": []}
+    Good (evals/refunds/evals.json):
+        {"skill_file": "skills/refunds/SKILL.md", "evals": []}
+    """
+    if ctx.kind.file_refs is None:
+        return
+    for ref in ctx.kind.file_refs(doc.data):
+        target = resolve(doc.path, ref)
+        if target is None:
+            yield Finding(
+                ref.pointer, f"{ref.path!r} leads outside the repository; it is not followed"
+            )
+        elif not _exists(target, ctx.files):
+            yield Finding(ref.pointer, f"{ref.path!r} does not exist (looked for {target})")
+        elif ctx.outside(target):
+            yield Finding(
+                ref.pointer,
+                f"{ref.path!r} is a symlink that leads outside the repository; it is not followed",
+            )
