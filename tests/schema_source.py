@@ -414,7 +414,10 @@ def abp_evals() -> S:
             },
             "difficulty": string("How hard the case is."),
             "persona": string("Who is asking."),
-            "source": string("Where the case comes from."),
+            "source": {
+                "type": ["string", "object"],
+                "description": "Where the case comes from (text or a provenance record).",
+            },
             "setup": string("Script run before the case (path from the repository root)."),
             "reset": string("Script that resets state (path from the repository root)."),
             "verify": string(

@@ -221,8 +221,10 @@ def _selection(
 
     baseline = _baseline(args, root, config)
     whole = not args.paths and cwd == root
-    paths, skipped = discover.select(args.paths, cwd, root, in_git, config)
-    tree = paths if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
+    listed, skipped = discover.select(args.paths, cwd, root, in_git, config)
+    # The tree is every file of the project: eval files for the index, any file for references.
+    tree = listed if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
+    paths = discover.checkable(listed)
     if baseline is not None and args.diff is not None:
         # The change, narrowed to the paths given (all of the tree by default).
         present = set(tree) & (set(paths) if args.paths else set(tree))

@@ -57,12 +57,17 @@ def select(
     return out, skipped
 
 
+def checkable(paths: Sequence[str]) -> list[str]:
+    """The paths worth reading as eval files: YAML, JSON and JSONL."""
+    return [p for p in paths if format_of(p) is not None]
+
+
 def _walk_dir(path: Path, root: Path, in_git: bool) -> list[str]:
     rel = display_path(path, root)
     listed = git.list_files(root, [rel]) if in_git else None
     if listed is None:
         listed = _walk_fs(path, root)
-    return sorted(p for p in listed if format_of(p) is not None)
+    return sorted(listed)
 
 
 def _walk_fs(path: Path, root: Path) -> list[str]:
