@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from evallint.formats import abp, ai_eval
+from evallint.formats import abp, agentv, ai_eval
 from evallint.formats.base import Kind, items
 from evallint.model import JSON
 
@@ -21,6 +21,10 @@ KINDS: tuple[Kind, ...] = (
     ai_eval.JUDGE,
     abp.EVALS,
     abp.STATIC_CHECKS,
+    agentv.V2,
+    agentv.SPEC,
+    agentv.V4,
+    agentv.NEXT,
     ai_eval.DATASET,
 )
 

@@ -113,15 +113,56 @@ class SchemaError:
 
 
 def validate(name: str, data: JSON) -> list[SchemaError]:
+    try:
+        return _run(validator(name), load_schema(name), data, ())
+    except RecursionError:
+        return [SchemaError((), "depth", "document is nested too deeply to validate", None, None)]
+
+
+def _run(check: Validator, root: dict[str, Any], data: JSON, at: Pointer) -> list[SchemaError]:
     import fastjsonschema
 
     try:
-        validator(name)(data)
+        check(data)
     except fastjsonschema.JsonSchemaValuesException as exc:
-        return [e for err in exc.errors for e in _convert(err, data)]
-    except RecursionError:
-        return [SchemaError((), "depth", "document is nested too deeply to validate", None, None)]
+        return [e for err in exc.errors for e in _convert(err, data, root, at)]
     return []
+
+
+_BRANCHES: dict[int, Validator] = {}
+
+
+def _branch(root: dict[str, Any], alternative: dict[str, Any]) -> Validator:
+    """A validator for one alternative of an anyOf, with the root's definitions in reach."""
+    found = _BRANCHES.get(id(alternative))
+    if found is None:
+        found = compile_schema({**alternative, "definitions": root.get("definitions", {})})
+        _BRANCHES[id(alternative)] = found
+    return found
+
+
+def _the_alternative(
+    root: dict[str, Any], alternatives: JSON, value: JSON
+) -> dict[str, Any] | None:
+    """The one alternative of an anyOf that takes values of this type, if only one does."""
+    kind = json_type(value)
+    fits = []
+    for alt in alternatives if isinstance(alternatives, list) else []:
+        target = alt
+        while isinstance(target, dict) and "$ref" in target:
+            target = _resolve(root, target["$ref"])
+        types = target.get("type") if isinstance(target, dict) else None
+        names = types if isinstance(types, list) else [types]
+        if kind in names or (kind == "integer" and "number" in names):
+            fits.append(target)
+    return fits[0] if len(fits) == 1 else None
+
+
+def _resolve(root: dict[str, Any], ref: str) -> Any:
+    node: Any = root
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part]
+    return node
 
 
 def pointer_of(name: str, data: JSON) -> Pointer:
@@ -173,9 +214,18 @@ def json_type(value: JSON) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _convert(err: Any, data: JSON) -> Iterator[SchemaError]:
+def _convert(err: Any, data: JSON, root: dict[str, Any], at: Pointer) -> Iterator[SchemaError]:
     keyword, arg, value = err.rule, err.rule_definition, err.value
-    pointer = pointer_of(err.name or "data", data)
+    pointer = (*at, *pointer_of(err.name or "data", data))
+    if keyword in ("anyOf", "oneOf") and isinstance(value, dict | list):
+        # "matches no shape" says little; when only one shape takes this kind of value, say
+        # what is wrong with the value as that shape.
+        alternative = _the_alternative(root, arg, value)
+        if alternative is not None:
+            found = _run(_branch(root, alternative), root, value, pointer)
+            if found:
+                yield from found
+                return
     if keyword == "additionalProperties":
         return  # the unknown-key rule owns these, with a did-you-mean
     if keyword == "required":

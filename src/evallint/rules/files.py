@@ -17,7 +17,14 @@ if TYPE_CHECKING:
     from evallint.formats.base import FileRef
     from evallint.parse import Document
 
-FILE_KINDS = ("abp-evals", "abp-static-checks", "agentv-v2", "agentevals", "agentv-v4")
+FILE_KINDS = (
+    "abp-evals",
+    "abp-static-checks",
+    "agentv-v2",
+    "agentevals",
+    "agentv-v4",
+    "agentv-next",
+)
 
 
 def resolve(doc_path: str, ref: FileRef) -> str | None:

@@ -1,0 +1,140 @@
+"""AgentV / agentevals eval suites (`EVAL.yaml`, `*.eval.yaml`, `suite.yaml`), in four dialects.
+
+Which dialect a file is written in is read from its `$schema` marker and its keys; which files
+are suites at all, from the file name, the marker, or keys no other format uses (`evalcases`, or
+`tests` whose items carry AgentV's `criteria` or `assertions`). A bare `tests` list is not enough:
+promptfoo configs look the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from evallint.formats.base import ContentTest, FileRef, Kind, items
+from evallint.model import JSON, Pointer
+
+_SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
+V2_MARKERS = ("agentv-eval-v2", "agentevo-eval-v2")
+_NEXT_ROOT = ("prompts", "default_test", "providers", "evaluate_options", "scenarios")
+_V4_TEST = ("criteria", "assertions", "expected_output", "input")
+
+
+def is_suite_name(path: str) -> bool:
+    return bool(_SUITE_NAME.match(path.rsplit("/", 1)[-1]))
+
+
+def _cases(data: dict[str, JSON]) -> list[dict[str, JSON]]:
+    found = data.get("evalcases")
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+
+
+def dialect(path: str, data: JSON) -> str | None:
+    """agentv-v2, agentevals, agentv-v4, agentv-next, or None when not an AgentV suite."""
+    if not isinstance(data, dict):
+        return None
+    if data.get("$schema") in V2_MARKERS:
+        return "agentv-v2"
+    if "evalcases" in data:
+        cases = _cases(data)
+        spec_like = "name" in data or any("expected_outcome" in c or "input" in c for c in cases)
+        return "agentevals" if spec_like else "agentv-v2"
+    tests = data.get("tests")
+    if any(k in data for k in _NEXT_ROOT) or (
+        _uses(tests, ("vars", "assert")) and not _uses(tests, ("assertions",))
+    ):
+        return "agentv-next" if is_suite_name(path) or "prompts" in data else None
+    if is_suite_name(path) or _uses(tests, _V4_TEST):
+        return "agentv-v4"
+    return None
+
+
+def _uses(tests: JSON, keys: tuple[str, ...]) -> bool:
+    return isinstance(tests, list) and any(
+        isinstance(t, dict) and any(k in t for k in keys) for t in tests
+    )
+
+
+def _is(name: str) -> ContentTest:
+    def test(path: str, data: JSON) -> bool:
+        return dialect(path, data) == name
+
+    return test
+
+
+def case_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
+    key = "evalcases" if isinstance(data, dict) and "evalcases" in data else "tests"
+    for i, case in items(data, key):
+        if "id" in case:
+            yield (key, i, "id"), case["id"]
+
+
+_PROMPT_PATH = re.compile(r"^[^\s]+\.[A-Za-z0-9]{1,8}$")
+
+
+def _message_files(messages: JSON, where: Pointer) -> Iterator[FileRef]:
+    if not isinstance(messages, list):
+        return
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for j, block in enumerate(content):
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "file"
+                    and isinstance(block.get("value"), str)
+                ):
+                    yield FileRef((*where, i, "content", j, "value"), block["value"])
+
+
+def _grader_files(graders: JSON, where: Pointer) -> Iterator[FileRef]:
+    if not isinstance(graders, list):
+        return
+    for i, grader in enumerate(graders):
+        prompt = grader.get("prompt") if isinstance(grader, dict) else None
+        # A prompt that is one word with a file extension is a path, not inline text.
+        if isinstance(prompt, str) and _PROMPT_PATH.match(prompt.strip()):
+            yield FileRef((*where, i, "prompt"), prompt.strip())
+        if isinstance(grader, dict):
+            for key in ("evaluators", "assertions"):
+                yield from _grader_files(grader.get(key), (*where, i, key))
+
+
+def file_refs(data: JSON) -> Iterator[FileRef]:
+    """Content-block files, judge prompt files and case files, resolved from the suite's folder."""
+    if not isinstance(data, dict):
+        return
+    key = "evalcases" if "evalcases" in data else "tests"
+    tests = data.get(key)
+    if isinstance(tests, str):
+        yield FileRef((key,), tests)
+    yield from _message_files(data.get("input"), ("input",))
+    execution = data.get("execution")
+    if isinstance(execution, dict):
+        yield from _grader_files(execution.get("evaluators"), ("execution", "evaluators"))
+    yield from _grader_files(data.get("assertions"), ("assertions",))
+    for i, case in enumerate(tests if isinstance(tests, list) else []):
+        if isinstance(case, str):
+            yield FileRef((key, i), case)
+            continue
+        if not isinstance(case, dict):
+            continue
+        for field in ("input", "input_messages", "expected_output", "expected_messages"):
+            yield from _message_files(case.get(field), (key, i, field))
+        yield from _grader_files(case.get("assertions"), (key, i, "assertions"))
+        inner = case.get("execution")
+        if isinstance(inner, dict):
+            yield from _grader_files(inner.get("evaluators"), (key, i, "execution", "evaluators"))
+
+
+_YAML = frozenset({"yaml"})
+
+
+def _kind(name: str, title: str) -> Kind:
+    return Kind(name, title, name, _YAML, None, _is(name), case_ids=case_ids, file_refs=file_refs)
+
+
+V2 = _kind("agentv-v2", "AgentV eval (agentv-eval-v2)")
+SPEC = _kind("agentevals", "agentevals EVAL.yaml")
+V4 = _kind("agentv-v4", "AgentV eval (v4)")
+NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
