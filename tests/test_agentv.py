@@ -96,3 +96,218 @@ def test_agentv_corpus_every_file_is_classified_or_skipped_with_a_reason() -> No
     skipped = {s.split(": ", 1)[0] for s in report.skipped}
     assert report.files_checked + len(skipped) == len(files)
     assert all(": " in s for s in report.skipped)
+
+
+V4 = """\
+name: refunds
+tests:
+  - id: window
+    criteria: Mentions the 30-day window.
+    input:
+      - role: user
+        content:
+          - type: text
+            value: How long do refunds take?
+          - type: file
+            value: policy.md
+    assert:
+      - type: contains
+        value: "30 days"
+"""
+
+
+def test_renamed_key_gets_the_migration_hint() -> None:
+    assert found("evals/refunds.eval.yaml", V4, given={"evals/policy.md": "x"}) == [
+        (
+            12,
+            5,
+            "agentv-migration",
+            "'assert' is not read in this dialect; use 'assertions': AgentV 4 reads only "
+            "'assertions', so these graders would be silently dropped (AgentV #870)",
+        )
+    ]
+
+
+def test_mixed_dialect_keys() -> None:
+    text = (
+        "name: refunds\nevalcases:\n  - id: a\n    criteria: c\n    input: hi\n"
+        "    execution:\n      evaluators:\n        - {name: j, type: llm-grader, "
+        "prompt: judge.md}\n"
+    )
+    got = found("EVAL.yaml", text, given={"judge.md": "x"})
+    assert got[0] == (3, 5, "schema-violation", "missing required key 'expected_outcome'")
+    assert got[1:] == [
+        (
+            4,
+            5,
+            "agentv-migration",
+            "'criteria' is not read in this dialect; use "
+            "'expected_outcome' (the spec's name; 'criteria' is AgentV 4's)",
+        ),
+        (
+            8,
+            27,
+            "agentv-migration",
+            "grader type 'llm-grader' is not used in this dialect; use 'llm_judge'",
+        ),
+    ]
+
+
+def test_file_references_resolve_from_the_suite_folder_or_the_root() -> None:
+    text = V4.replace("assert:", "assertions:").replace(
+        "value: policy.md",
+        "value: policy.md\n          - type: file\n"
+        "            value: /shared/terms.md\n          - type: file\n"
+        "            value: ../../../etc/passwd\n          - type: file\n"
+        "            value: missing.md",
+    )
+    got = found(
+        "evals/refunds.eval.yaml", text, given={"evals/policy.md": "x", "shared/terms.md": "y"}
+    )
+    assert got == [
+        (
+            15,
+            20,
+            "missing-file",
+            "'../../../etc/passwd' leads outside the repository; it is not followed",
+        ),
+        (17, 20, "missing-file", "'missing.md' does not exist (looked for evals/missing.md)"),
+    ]
+
+
+def test_judge_prompt_paths_and_case_files() -> None:
+    text = """\
+tests:
+  - id: a
+    criteria: c
+    assertions:
+      - {type: llm-grader, prompt: prompts/judge.md}
+      - {type: llm-grader, prompt: Judge whether the answer is polite.}
+  - cases/more.yaml
+"""
+    assert found("evals/x.eval.yaml", text) == [
+        (
+            5,
+            36,
+            "missing-file",
+            "'prompts/judge.md' does not exist (looked for evals/prompts/judge.md)",
+        ),
+        (
+            7,
+            5,
+            "missing-file",
+            "'cases/more.yaml' does not exist (looked for evals/cases/more.yaml)",
+        ),
+    ]
+
+
+def test_symlink_out_of_the_repository(run: object, tree: object, tmp_path: Path) -> None:
+    import os
+
+    outside = tmp_path.parent / f"{tmp_path.name}-secret.md"
+    outside.write_text("secret")
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "refunds.eval.yaml").write_text(V4.replace("assert:", "assertions:"))
+    os.symlink(outside, root / "evals" / "policy.md")
+    code, out, _ = run("check", cwd=root)  # type: ignore[operator]
+    assert code == 1
+    assert (
+        "evals/refunds.eval.yaml:11:20: error: 'policy.md' is a symlink that leads outside "
+        "the repository; it is not followed [missing-file]"
+    ) in out
+
+
+def test_duplicate_test_ids() -> None:
+    text = "tests:\n  - {id: a, criteria: c}\n  - {id: b, criteria: c}\n  - {id: a, criteria: d}\n"
+    assert found("evals/x.eval.yaml", text) == [
+        (4, 10, "duplicate-case-id", "duplicate case id 'a' (first on line 2)")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ranges", "expected"),
+    [
+        ("[{score_range: [0, 4], outcome: a}, {score_range: [5, 10], outcome: b}]", []),
+        ("{0: a, 5: b, 8: c}", []),
+        (
+            "[{score_range: [0, 4], outcome: a}, {score_range: [4, 10], outcome: b}]",
+            [
+                (
+                    9,
+                    77,
+                    "score range [4, 10] overlaps the one before; ranges must be in order "
+                    "and cover 0 to 10 without gaps",
+                )
+            ],
+        ),
+        (
+            "[{score_range: [0, 3], outcome: a}, {score_range: [5, 10], outcome: b}]",
+            [
+                (
+                    9,
+                    77,
+                    "score range [5, 10] leaves 4-4 uncovered; ranges must be in order and cover "
+                    "0 to 10 without gaps",
+                )
+            ],
+        ),
+        (
+            "[{score_range: [0, 4], outcome: a}, {score_range: [5, 9], outcome: b}]",
+            [(9, 27, "score ranges stop at 9; they must cover 0 to 10")],
+        ),
+        (
+            "[{score_range: [0, 11], outcome: a}]",
+            [(9, 42, "score range [0, 11] is outside 0 to 10 or reversed")],
+        ),
+        (
+            "[{score_range: [0, 2.5], outcome: a}]",
+            [(9, 42, "a score range needs two whole numbers from 0 to 10")],
+        ),
+        (
+            "{2: a, 5: b}",
+            [
+                (
+                    9,
+                    28,
+                    "score range [2, 4] leaves 0-1 uncovered; ranges must be in order and cover "
+                    "0 to 10 without gaps",
+                )
+            ],
+        ),
+    ],
+)
+def test_score_ranges(ranges: str, expected: list[tuple[object, ...]]) -> None:
+    text = f"""\
+tests:
+  - id: tone
+    criteria: Polite.
+    assertions:
+      - type: rubrics
+        rubrics:
+          - id: polite
+            outcome: Polite
+            score_ranges: {ranges}
+"""
+    assert [
+        (line, col, msg)
+        for line, col, rule, msg in found("evals/x.eval.yaml", text)
+        if rule == "score-ranges"
+    ] == expected
+
+
+def test_regexes_are_compiled_as_javascript() -> None:
+    def problems(pattern: str) -> list[object]:
+        text = (
+            f"tests:\n  - id: a\n    criteria: c\n    assertions:\n"
+            f"      - {{type: regex, value: '{pattern}'}}\n"
+        )
+        return [f[3] for f in found("evals/x.eval.yaml", text) if f[2] == "invalid-regex"]
+
+    assert problems(r"(?<year>\d{4})-\k<year>") == []
+    assert problems(r"order [0-9+") == [
+        "pattern does not compile: unterminated character set at position 6"
+    ]
+    assert problems(r"(?P<year>\d{4})") == [
+        "JavaScript's RegExp, which AgentV uses, does not accept '(?P<'; write (?<name>…)"
+    ]

@@ -199,7 +199,18 @@ def test_schema_command(run: Run, tmp_path: Path) -> None:
     code, out, _ = run("schema", "rubric")
     assert code == 0 and json.loads(out)["$id"] == "urn:evallint:schema:rubric"
     code, out, _ = run("schema")
-    assert out.split() == ["abp-evals", "abp-static-checks", "config", "dataset", "judge", "rubric"]
+    assert out.split() == [
+        "abp-evals",
+        "abp-static-checks",
+        "agentevals",
+        "agentv-next",
+        "agentv-v2",
+        "agentv-v4",
+        "config",
+        "dataset",
+        "judge",
+        "rubric",
+    ]
     code, _, err = run("schema", "nope")
     assert code == 2 and "no bundled schema 'nope'" in err
     code, out, _ = run("schema", "--export", str(tmp_path / "out"))

@@ -221,10 +221,10 @@ def _selection(
 
     baseline = _baseline(args, root, config)
     whole = not args.paths and cwd == root
-    listed, skipped = discover.select(args.paths, cwd, root, in_git, config)
+    safe, skipped, listed = discover.select(args.paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
-    tree = listed if whole else discover.select([str(root)], cwd, root, in_git, config)[0]
-    paths = discover.checkable(listed)
+    tree = listed if whole else discover.select([str(root)], cwd, root, in_git, config)[2]
+    paths = discover.checkable(safe)
     if baseline is not None and args.diff is not None:
         # The change, narrowed to the paths given (all of the tree by default).
         present = set(tree) & (set(paths) if args.paths else set(tree))

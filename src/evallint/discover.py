@@ -33,8 +33,11 @@ def inside(path: Path, root: Path) -> bool:
 
 def select(
     args: Sequence[str], cwd: Path, root: Path, in_git: bool, config: Config
-) -> tuple[list[str], list[str]]:
-    """(paths to lint relative to root, skipped with reasons); explicit files are always kept."""
+) -> tuple[list[str], list[str], list[str]]:
+    """(paths safe to read, skipped with reasons, every listed path), relative to the root.
+
+    A symlink that leads out of the project is listed (a reference to it exists) but never read.
+    """
     chosen: list[str] = []
     skipped: list[str] = []
     for arg in args or ["."]:
@@ -45,16 +48,17 @@ def select(
             chosen.extend(_walk_dir(path, root, in_git))
         else:
             chosen.append(display_path(path, root))
-    out = []
+    out, listed = [], []
     for rel in dict.fromkeys(chosen):
         target = root / rel
         if config.excluded(rel):
             continue
+        listed.append(rel)
         if target.is_symlink() and not inside(target, root):
             skipped.append(f"{rel}: symlink to outside the project, not read")
         elif target.is_file():
             out.append(rel)
-    return out, skipped
+    return out, skipped, listed
 
 
 def checkable(paths: Sequence[str]) -> list[str]:

@@ -41,7 +41,7 @@ def dialect(path: str, data: JSON) -> str | None:
         return "agentevals" if spec_like else "agentv-v2"
     tests = data.get("tests")
     if any(k in data for k in _NEXT_ROOT) or (
-        _uses(tests, ("vars", "assert")) and not _uses(tests, ("assertions",))
+        _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
         return "agentv-next" if is_suite_name(path) or "prompts" in data else None
     if is_suite_name(path) or _uses(tests, _V4_TEST):

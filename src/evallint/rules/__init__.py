@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evallint.rules import (
+    agentv,
     cases,
     checks,
     datasets,
@@ -47,6 +48,8 @@ ALL_RULES: tuple[Rule, ...] = (
     cases.duplicate_case_id,
     cases.evals_key_missing,
     files.missing_file,
+    agentv.agentv_migration,
+    agentv.score_ranges,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

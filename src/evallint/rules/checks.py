@@ -33,7 +33,50 @@ def _checks(doc: Document, kind: str) -> Iterator[tuple[int, dict[str, Any]]]:
             yield i, check
 
 
-@rule("invalid-regex", Severity.ERROR, kinds=("rubric",))
+# JavaScript's RegExp (AgentV) spells named groups (?<n>...) and \\k<n>; Python (?P<n>...).
+_JS_TO_PY = ((re.compile(r"\(\?<(?=[A-Za-z_])"), "(?P<"), (re.compile(r"\\k<(\w+)>"), r"(?P=\1)"))
+_PY_ONLY = (
+    ("(?P<", "(?<name>…)"),
+    ("(?P=", "\\k<name>"),
+    ("\\A", "^"),
+    ("\\Z", "$"),
+    ("(?#", "no comments"),
+)
+
+
+def _agentv_patterns(doc: Document) -> Iterator[tuple[Pointer, str]]:
+    from evallint.rules.agentv import _case_list, _graders
+
+    list_key, cases = _case_list(doc.data)
+    for i, case in cases:
+        for at, grader in _graders(case, (list_key, i)):
+            if grader.get("type") == "regex" and isinstance(grader.get("value"), str):
+                yield (*at, "value"), grader["value"]
+
+
+def _js_problem(doc: Document, pointer: Pointer, pattern: str) -> Finding | None:
+    for construct, instead in _PY_ONLY:
+        if construct in pattern:
+            return Finding(
+                pointer,
+                f"JavaScript's RegExp, which AgentV uses, does not accept "
+                f"{construct!r}; write {instead}",
+            )
+    translated = pattern
+    for rx, repl in _JS_TO_PY:
+        translated = rx.sub(repl, translated)
+    try:
+        re.compile(translated)
+    except re.error as exc:
+        return _at_pattern(doc, pointer, pattern if translated == pattern else translated, exc)
+    return None
+
+
+@rule(
+    "invalid-regex",
+    Severity.ERROR,
+    kinds=("rubric", "agentv-v2", "agentevals", "agentv-v4", "agentv-next"),
+)
 def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A regex check's pattern does not compile.
 
@@ -53,6 +96,12 @@ def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
         checks: [{kind: regex, id: version, pattern: 'v(\\d+)'}]
         scoring: {combine: all_pass}
     """
+    if ctx.kind.name != "rubric":
+        for pointer, text in _agentv_patterns(doc):
+            found = _js_problem(doc, pointer, text)
+            if found is not None:
+                yield found
+        return
     for i, check in _checks(doc, "regex"):
         pattern, flags = check.get("pattern"), check.get("flags", "")
         if not isinstance(pattern, str):

@@ -1,0 +1,285 @@
+"""AgentV rules beyond the schema: keys from another dialect, and rubric score ranges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from evallint.formats.base import items
+from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.rules.base import rule
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+AGENTV = ("agentv-v2", "agentevals", "agentv-v4", "agentv-next")
+
+# (where, key) -> what to write instead, per dialect; AgentV's own hints are the model.
+_V4_CASE = {
+    "expected_outcome": "'criteria' (renamed in AgentV 2.7)",
+    "outcome": "'criteria' (renamed in AgentV 2.7)",
+    "input_messages": "'input' (renamed in AgentV 2.9)",
+    "expected_messages": "'expected_output' (renamed in AgentV 2.9)",
+    "assert": "'assertions': AgentV 4 reads only 'assertions', so these graders would be "
+    "silently dropped (AgentV #870)",
+    "evaluators": "'assertions'",
+    "rubrics": "an 'assertions' entry of type 'rubrics'",
+}
+_RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
+    "agentv-v4": {
+        "root": {
+            "evalcases": "'tests'",
+            "eval_cases": "'tests'",
+            "cases": "'tests'",
+            "assert": "'assertions' (the v4 name)",
+            "prompts": "v5's 'prompts' (this file is otherwise AgentV 4)",
+        },
+        "case": _V4_CASE,
+        "type": {
+            "code_judge": "'code-grader'",
+            "code-judge": "'code-grader'",
+            "llm_judge": "'llm-grader'",
+            "llm-judge": "'llm-grader'",
+            "rubric": "'rubrics'",
+        },
+    },
+    "agentevals": {
+        "root": {"tests": "'evalcases' (the spec's name)"},
+        "case": {
+            "criteria": "'expected_outcome' (the spec's name; 'criteria' is AgentV 4's)",
+            "outcome": "'expected_outcome'",
+            "assertions": "'execution.evaluators'",
+        },
+        "type": {
+            "llm-grader": "'llm_judge'",
+            "code-grader": "'code_judge'",
+            "code": "'code_judge'",
+        },
+    },
+    "agentv-v2": {
+        "root": {"tests": "'evalcases' (this file is otherwise agentv-eval-v2)"},
+        "case": {
+            "expected_outcome": "'outcome' (the agentv-eval-v2 name)",
+            "input": "'input_messages'",
+            "expected_output": "'expected_messages'",
+        },
+        "type": {"code_judge": "'code'"},
+    },
+    "agentv-next": {
+        "root": {"evalcases": "'tests'", "assertions": "'assert' (the v5 name)"},
+        "case": {
+            "assertions": "'assert' (the v5 name)",
+            "input": "'vars.input'",
+            "expected_output": "'vars.expected_output'",
+        },
+        "type": {
+            "llm-grader": "'llm-rubric'",
+            "code-grader": "'script'",
+            "composite": "'assert-set'",
+            "rubrics": "'llm-rubric' with a value",
+        },
+    },
+}
+
+
+def _case_list(data: JSON) -> tuple[str, list[tuple[int, dict[str, JSON]]]]:
+    key = "evalcases" if isinstance(data, dict) and "evalcases" in data else "tests"
+    return key, list(items(data, key))
+
+
+def _graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    for key in ("assertions", "assert", "evaluators"):
+        for i, grader in items(case, key):
+            yield (*where, key, i), grader
+    execution = case.get("execution")
+    if isinstance(execution, dict):
+        for i, grader in items(execution, "evaluators"):
+            yield (*where, "execution", "evaluators", i), grader
+
+
+@rule("agentv-migration", Severity.WARNING, kinds=AGENTV)
+def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A suite uses a key or grader type from another AgentV dialect, or one that was renamed.
+
+    AgentV's format changed shape several times (`evalcases` → `tests`, `expected_outcome` →
+    `criteria`, `assert` → `assertions`, judges → graders). evallint detects the dialect of each
+    file and names the replacement for keys from another one, as AgentV's own hints do.
+
+    Bad (evals/refunds.eval.yaml):
+        tests:
+          - id: window
+            input: "How long do refunds take?"
+            criteria: Mentions the 30-day window.
+            assert:
+              - type: contains
+                value: "30 days"
+    Good (evals/refunds.eval.yaml):
+        tests:
+          - id: window
+            input: "How long do refunds take?"
+            criteria: Mentions the 30-day window.
+            assertions:
+              - type: contains
+                value: "30 days"
+    """
+    table = _RENAMES.get(ctx.kind.name, {})
+    if not isinstance(doc.data, dict):
+        return
+    for key in doc.data:
+        if key in table.get("root", {}):
+            yield Finding(
+                (key,),
+                f"{key!r} belongs to another AgentV dialect; use {table['root'][key]}",
+                on_key=True,
+            )
+    list_key, cases = _case_list(doc.data)
+    for i, case in cases:
+        where: Pointer = (list_key, i)
+        for key in case:
+            if key in table.get("case", {}):
+                yield Finding(
+                    (*where, key),
+                    f"{key!r} is not read in this dialect; use {table['case'][key]}",
+                    on_key=True,
+                )
+        if ctx.kind.name == "agentv-next" and "criteria" in case and "assert" in case:
+            yield Finding(
+                (*where, "criteria"),
+                "'criteria' beside 'assert' is an error in "
+                "AgentV 5; state it as an 'llm-rubric' in "
+                "'assert'",
+                on_key=True,
+            )
+        for at, grader in _graders(case, where):
+            kind = grader.get("type")
+            if isinstance(kind, str) and kind in table.get("type", {}):
+                yield Finding(
+                    (*at, "type"),
+                    f"grader type {kind!r} is not used in this dialect; use {table['type'][kind]}",
+                )
+
+
+def _find_ranges(data: JSON, where: Pointer) -> Iterator[tuple[Pointer, JSON]]:
+    """Every `score_ranges` value in the document (rubric items sit at several depths)."""
+    stack: list[tuple[Pointer, JSON]] = [(where, data)]
+    while stack:
+        pointer, value = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if key == "score_ranges":
+                    yield (*pointer, key), child
+                elif isinstance(child, dict | list):
+                    stack.append(((*pointer, key), child))
+        elif isinstance(value, list):
+            stack.extend(
+                ((*pointer, i), child)
+                for i, child in enumerate(value)
+                if isinstance(child, dict | list)
+            )
+
+
+Range = tuple[Pointer, int | None, int | None, bool]  # where, low, high, at the key
+
+
+def _ranges(value: JSON, pointer: Pointer) -> list[Range]:
+    """(where, low, high, on_key) per range; None where a bound is not an integer."""
+    out: list[Range] = []
+    if isinstance(value, dict):  # {0: "...", 5: "..."}: keys are lower bounds
+        lows = []
+        for key in value:
+            lows.append((key, int(key) if str(key).isdigit() else None))
+        for n, (key, low) in enumerate(lows):
+            nxt = lows[n + 1][1] if n + 1 < len(lows) else 11
+            high = nxt - 1 if low is not None and nxt is not None else None
+            out.append(((*pointer, key), low, high, True))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            pair = item.get("score_range") if isinstance(item, dict) else None
+            ok = (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)
+            )
+            where = (*pointer, i, "score_range") if isinstance(item, dict) else (*pointer, i)
+            out.append((where, pair[0] if ok else None, pair[1] if ok else None, False))  # type: ignore[index]
+    return out
+
+
+def range_problems(value: JSON, pointer: Pointer) -> Iterator[tuple[Pointer, str, bool]]:
+    """(where, message, at the key) for the first thing wrong with a set of score ranges."""
+    if not isinstance(value, dict | list):
+        yield (
+            pointer,
+            (
+                "score_ranges must be a list of {score_range: [low, high], outcome} or "
+                "a map from lower bounds to outcomes"
+            ),
+            False,
+        )
+        return
+    expected = 0
+    for where, low, high, on_key in _ranges(value, pointer):
+        problem = _range_problem(low, high, expected)
+        if problem:
+            yield where, problem, on_key
+            return
+        expected = (high or 0) + 1
+    if expected != 11:
+        yield pointer, f"score ranges stop at {expected - 1}; they must cover 0 to 10", False
+
+
+def _range_problem(low: int | None, high: int | None, expected: int) -> str | None:
+    if low is None or high is None:
+        return "a score range needs two whole numbers from 0 to 10"
+    if not 0 <= low <= high <= 10:
+        return f"score range [{low}, {high}] is outside 0 to 10 or reversed"
+    if low != expected:
+        what = (
+            "overlaps the one before"
+            if low < expected
+            else f"leaves {expected}-{low - 1} uncovered"
+        )
+        return (
+            f"score range [{low}, {high}] {what}; ranges must be in order and cover 0 to "
+            "10 without gaps"
+        )
+    return None
+
+
+@rule("score-ranges", Severity.ERROR, kinds=AGENTV)
+def score_ranges(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Rubric score ranges are not whole numbers 0 to 10, in order, without overlaps or gaps.
+
+    AgentV only notices some of this at run time (it warns on gaps); `agentv validate` checks
+    none of it. Both forms are read: a list of `{score_range: [low, high], outcome}` and a map
+    from lower bounds to outcomes.
+
+    Bad (evals/tone.eval.yaml):
+        tests:
+          - id: tone
+            criteria: Polite and clear.
+            assertions:
+              - type: rubrics
+                rubrics:
+                  - id: polite
+                    outcome: Polite
+                    score_ranges:
+                      - {score_range: [0, 4], outcome: Rude}
+                      - {score_range: [4, 10], outcome: Polite}
+    Good (evals/tone.eval.yaml):
+        tests:
+          - id: tone
+            criteria: Polite and clear.
+            assertions:
+              - type: rubrics
+                rubrics:
+                  - id: polite
+                    outcome: Polite
+                    score_ranges:
+                      - {score_range: [0, 4], outcome: Rude}
+                      - {score_range: [5, 10], outcome: Polite}
+    """
+    for pointer, value in _find_ranges(doc.data, ()):
+        for where, message, on_key in range_problems(value, pointer):
+            yield Finding(where, message, on_key=on_key)
