@@ -271,3 +271,16 @@ def test_init_vscode_leaves_commented_settings_alone(run: Run, tree: Tree) -> No
     code, _, err = run("init", "vscode", cwd=root)
     assert code == 2 and "is not plain JSON (comments?)" in err and '"yaml.schemas"' in err
     assert (root / ".vscode/settings.json").read_text() == original
+
+
+def test_verbose_names_the_kind_of_each_file(run: Run, tree: Tree) -> None:
+    root = tree(
+        {
+            "evals/basic.eval.yaml": "tests:\n  - {id: a, criteria: c}\n",
+            "EVAL.yaml": "name: spec-suite\nevalcases:\n  - {id: a, expected_outcome: o, "
+            "input: hi}\n",
+        }
+    )
+    _, out, _ = run("check", "-v", cwd=root)
+    assert "checked EVAL.yaml as agentevals (agentevals EVAL.yaml)" in out
+    assert "checked evals/basic.eval.yaml as agentv-v4 (AgentV eval (v4))" in out

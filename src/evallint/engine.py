@@ -106,9 +106,9 @@ def lint(
         run.diagnostics += found
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
-    return Report(
-        tuple(run.diagnostics), checked, time.perf_counter() - started, tuple(run.skipped), notes
-    )
+    kinds = tuple((e.doc.path, f"{e.kind.name} ({e.kind.title})") for e in entries)
+    seconds = time.perf_counter() - started
+    return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
 
 
 def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:

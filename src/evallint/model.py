@@ -82,6 +82,7 @@ class Report:
     seconds: float = 0.0
     skipped: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())  # run-level facts shown to people (e.g. base used)
+    kinds: tuple[tuple[str, str], ...] = ()  # (path, kind title) of every file checked
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)

@@ -22,6 +22,7 @@ def summary(report: Report) -> str:
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """`path:line:col: severity: message [rule]`, clickable in editors and terminals."""
     lines = [f"skipped {s}" for s in report.skipped] if verbose else []
+    lines += [f"checked {path} as {kind}" for path, kind in report.kinds] if verbose else []
     lines += report.notes
     lines += [
         f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: "
