@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO, lint_files, shared_or_skip
 from evallint import __version__
-from evallint.formatters import FORMATTERS
+from evallint.formatters import formatter
 from evallint.formatters.github import escape_data, escape_property, render_summary
 from evallint.model import Diagnostic, Location, Report, Severity, Span
 from evallint.rules import ALL_RULES
@@ -80,11 +80,11 @@ def sarif_results(text: str) -> Any:
 
 @pytest.mark.parametrize("fmt", ["text", "json", "github"])
 def test_golden_formats(fmt: str) -> None:
-    golden(f"report.{fmt}", FORMATTERS[fmt](REPORT))
+    golden(f"report.{fmt}", formatter(fmt)(REPORT))
 
 
 def test_golden_sarif_results() -> None:
-    text = FORMATTERS["sarif"](REPORT)
+    text = formatter("sarif")(REPORT)
     golden(
         "report.sarif-results.json",
         json.dumps(sarif_results(text), indent=2, ensure_ascii=False) + "\n",
@@ -103,7 +103,7 @@ def test_golden_step_summary() -> None:
 def test_workflow_command_escaping() -> None:
     assert escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
-    line = FORMATTERS["github"](REPORT).splitlines()[1]
+    line = formatter("github")(REPORT).splitlines()[1]
     assert line.startswith("::error file=datasets/Données%2C v2/refund set.yaml,line=7,col=3,")
 
 
@@ -112,7 +112,7 @@ def test_annotations_are_capped_with_a_counting_notice() -> None:
         Diagnostic("a.yaml", Span(i, 1, i, 2), "key-typo", Severity.WARNING, f"w{i}")
         for i in range(1, 14)
     )
-    out = FORMATTERS["github"](Report(many, 1)).splitlines()
+    out = formatter("github")(Report(many, 1)).splitlines()
     assert sum(line.startswith("::warning ") for line in out) == 10
     assert out[10].startswith("a.yaml:11:1: warning: w11 [key-typo]")
     assert out[13] == (
@@ -160,7 +160,7 @@ def check_sarif(text: str, validator: jsonschema.Draft4Validator) -> dict[str, A
 
 
 def test_fixed_report_sarif_is_valid(sarif_validator: jsonschema.Draft4Validator) -> None:
-    log = check_sarif(FORMATTERS["sarif"](REPORT), sarif_validator)
+    log = check_sarif(formatter("sarif")(REPORT), sarif_validator)
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert uri["uri"] == "datasets/Donn%C3%A9es%2C%20v2/refund%20set.yaml"
     assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [r.id for r in ALL_RULES]
@@ -174,7 +174,7 @@ def test_every_rule_example_gives_valid_sarif(sarif_validator: jsonschema.Draft4
         for example in rule.examples:
             if example.label == "Bad":
                 diagnostics += lint_files({**given, example.path: example.text}, base=base)
-    log = check_sarif(FORMATTERS["sarif"](Report(tuple(diagnostics), 1)), sarif_validator)
+    log = check_sarif(formatter("sarif")(Report(tuple(diagnostics), 1)), sarif_validator)
     assert len(log["runs"][0]["results"]) >= len(ALL_RULES)
 
 

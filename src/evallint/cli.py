@@ -161,7 +161,7 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint import discover
     from evallint.config import load_config, with_flags
     from evallint.engine import lint
-    from evallint.formatters import FORMATTERS
+    from evallint.formatters import formatter
     from evallint.sources import FsSource
 
     cwd = Path.cwd()
@@ -181,9 +181,9 @@ def run_check(args: argparse.Namespace) -> int:
     fmt = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    _write(FORMATTERS[fmt](report, verbose=args.verbose), args.output)
+    _write(formatter(fmt)(report, verbose=args.verbose), args.output)
     if args.sarif_output:
-        _write(FORMATTERS["sarif"](report), args.sarif_output)
+        _write(formatter("sarif")(report), args.sarif_output)
     if fmt == "github":
         _github_files(report, os.environ, args.sarif_output)
     return report.exit_code(strict=config.strict)
@@ -223,7 +223,7 @@ def _selection(
     whole = not args.paths and cwd == root
     safe, skipped, listed = discover.select(args.paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
-    tree = listed if whole else discover.select([str(root)], cwd, root, in_git, config)[2]
+    tree = listed if whole else discover.listing(root, in_git, config)
     paths = discover.checkable(safe)
     if baseline is not None and args.diff is not None:
         # The change, narrowed to the paths given (all of the tree by default).

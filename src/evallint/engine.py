@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -181,6 +180,8 @@ def place(
 
 def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     """What the finding is, not where: line numbers (also inside messages) are left out."""
+    import hashlib  # only findings need it
+
     words = re.sub(r"\d+", "#", message)
     key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]

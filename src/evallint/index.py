@@ -19,9 +19,6 @@ from evallint.parse import format_of
 from evallint.project import Entry, Project
 from evallint.refs import Ref, parse_ref
 
-# A reference as it appears in any file's text, pin included.
-_REF_TEXT = rb"(?:rubric|judge)/[a-z][a-z0-9_]*(?:@[0-9A-Za-z.+-]+)?"
-
 
 @dataclass(frozen=True, slots=True)
 class Indexed:
@@ -56,7 +53,7 @@ def build(
     project = Project([*linted, *definers])
     referrers = []
     for path, raw in mentioning:
-        if _might_break(raw, defined, project, inside):
+        if mentions is not None and _might_break(raw, mentions, project, inside):
             found = read_entry(path, source, config)
             if isinstance(found, Entry):
                 project.add(found)
@@ -96,21 +93,24 @@ def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
 
 
 def _mention_pattern(defined: set[tuple[str, str]]) -> re.Pattern[bytes] | None:
+    """References to the run's own ids, pin included, and nothing else."""
     if not defined:
         return None
     names = sorted(f"{ns}/{ident}".encode() for ns, ident in defined)
-    return re.compile(b"(?:" + b"|".join(map(re.escape, names)) + rb")(?![a-z0-9_])")
+    return re.compile(
+        b"(?:" + b"|".join(map(re.escape, names)) + rb")(?![a-z0-9_])" + rb"(?:@[0-9A-Za-z.+-]+)?"
+    )
 
 
-def _refs_in(raw: bytes) -> Iterator[Ref]:
-    for m in re.finditer(_REF_TEXT, raw):
-        ref = parse_ref(m.group(0).decode("ascii"))
+def _refs_in(raw: bytes, mentions: re.Pattern[bytes]) -> Iterator[Ref]:
+    for text in set(mentions.findall(raw)):
+        ref = parse_ref(text.decode("ascii"))
         if ref is not None:
             yield ref
 
 
 def _might_break(
-    raw: bytes, defined: set[tuple[str, str]], project: Project, inside: set[str]
+    raw: bytes, mentions: re.Pattern[bytes], project: Project, inside: set[str]
 ) -> bool:
     """Whether a file that mentions the run's ids could get a finding the run causes.
 
@@ -119,9 +119,7 @@ def _might_break(
     """
     from evallint.rules.datasets import needs  # the rule's own notion of what a rubric needs
 
-    for ref in _refs_in(raw):
-        if (ref.namespace, ref.id) not in defined:
-            continue
+    for ref in _refs_in(raw, mentions):
         target = project.resolve(ref).target
         if target is None:
             return True

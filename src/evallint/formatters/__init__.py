@@ -1,17 +1,22 @@
-"""Reports to text: one pure function per format, chosen by name."""
+"""Reports to text: one pure function per format, chosen by name and imported when chosen."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
-from evallint.formatters.github import render_github
-from evallint.formatters.sarif import render_sarif
-from evallint.formatters.text import render_json, render_text
-
 Formatter = Callable[..., str]
-FORMATTERS: Mapping[str, Formatter] = {
-    "text": render_text,
-    "json": render_json,
-    "sarif": render_sarif,
-    "github": render_github,
+
+# name -> (module, function); SARIF pulls in the rule docs, so nothing is imported up front.
+FORMATTERS: Mapping[str, tuple[str, str]] = {
+    "text": ("evallint.formatters.text", "render_text"),
+    "json": ("evallint.formatters.text", "render_json"),
+    "sarif": ("evallint.formatters.sarif", "render_sarif"),
+    "github": ("evallint.formatters.github", "render_github"),
 }
+
+
+def formatter(name: str) -> Formatter:
+    module, function = FORMATTERS[name]
+    found: Formatter = getattr(importlib.import_module(module), function)
+    return found
