@@ -15,16 +15,13 @@ CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is wort
 
 
 class RevSource:
-    """File bytes at a git revision, for `read_entry`."""
+    """File bytes at a git revision, for `read_entry`; all read in one go."""
 
-    def __init__(self, repo: GitRepo, rev: str) -> None:
-        self.repo, self.rev = repo, rev
-        self._cache: dict[str, bytes | None] = {}
+    def __init__(self, repo: GitRepo, rev: str, paths: list[str]) -> None:
+        self._files = repo.read_many(rev, paths)
 
     def _get(self, path: str) -> bytes:
-        if path not in self._cache:
-            self._cache[path] = self.repo.read(self.rev, path)
-        data = self._cache[path]
+        data = self._files.get(path)
         if data is None:
             raise FileNotFoundError(path)
         return data
@@ -69,13 +66,16 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
         for c in repo.changes(base)
         if format_of(c.path) is not None or (c.old_path and format_of(c.old_path) is not None)
     )
-    source = RevSource(repo, base.sha)
+    source = RevSource(repo, base.sha, [c.old_path for c in changes if c.old_path])
     before: dict[str, Entry] = {}
     deleted: list[Entry] = []
     for change in changes:
         if change.old_path is None:
             continue
-        found = read_entry(change.old_path, source, config)
+        try:
+            found = read_entry(change.old_path, source, config)
+        except OSError:  # not a plain file at the base (a submodule, a symlink)
+            continue
         if not isinstance(found, Entry):
             continue
         if change.status == "D":

@@ -220,16 +220,24 @@ def _selection(
     from evallint import discover
 
     baseline = _baseline(args, root, config)
+    if baseline is not None and args.diff is not None:
+        # Diff mode costs what the change costs: only the changed files are stat'ed.
+        tree = discover.listing(root, in_git, config)
+        wanted = (
+            set(discover.select(args.paths, cwd, root, in_git, config)[2])
+            if args.paths
+            else set(tree)
+        )
+        changed = [p for p in baseline.changed_paths if p in wanted]
+        safe, skipped, _ = (
+            discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
+        )
+        return discover.checkable(safe), tree, skipped, baseline
     whole = not args.paths and cwd == root
     safe, skipped, listed = discover.select(args.paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
     tree = listed if whole else discover.listing(root, in_git, config)
-    paths = discover.checkable(safe)
-    if baseline is not None and args.diff is not None:
-        # The change, narrowed to the paths given (all of the tree by default).
-        present = set(tree) & (set(paths) if args.paths else set(tree))
-        paths = [p for p in baseline.changed_paths if p in present]
-    return paths, tree, skipped, baseline
+    return discover.checkable(safe), tree, skipped, baseline
 
 
 def _baseline(args: argparse.Namespace, root: Path, config: Config) -> Baseline | None:

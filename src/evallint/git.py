@@ -183,11 +183,20 @@ class GitRepo:
         changes += [Change("U", p) for p in untracked.split("\0") if p]
         return changes
 
-    def read(self, rev: str, path: str) -> bytes | None:
-        """A file's bytes at a revision; None when it does not exist there."""
-        try:
-            blob = self.repo.commit(rev).tree / path
-        except KeyError:
-            return None
-        data: bytes = blob.data_stream.read()
-        return data
+    def read_many(self, rev: str, paths: Sequence[str]) -> dict[str, bytes]:
+        """Files' bytes at a revision, absent ones left out.
+
+        One `git ls-tree` finds the blobs and GitPython's persistent cat-file process reads
+        them: walking `commit.tree / path` parses every tree on the way in Python, 0.2 s for a
+        folder of 18,000 files.
+        """
+        if not paths:
+            return {}
+        listing = self.repo.git.ls_tree("-z", "--full-tree", rev, "--", *paths)
+        found: dict[str, bytes] = {}
+        for entry in filter(None, listing.split("\0")):
+            meta, _, path = entry.partition("\t")
+            _, kind, sha = meta.split()
+            if kind == "blob":
+                found[path] = self.repo.odb.stream(bytes.fromhex(sha)).read()
+        return found
