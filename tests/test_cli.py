@@ -284,3 +284,22 @@ def test_verbose_names_the_kind_of_each_file(run: Run, tree: Tree) -> None:
     _, out, _ = run("check", "-v", cwd=root)
     assert "checked EVAL.yaml as agentevals (agentevals EVAL.yaml)" in out
     assert "checked evals/basic.eval.yaml as agentv-v4 (AgentV eval (v4))" in out
+
+
+def test_index_never_reads_through_symlinks_out_of_the_project(
+    run: Run, tree: Tree, tmp_path: Path
+) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
+    outside.write_text("id: leaked_secret\nversion: 1.0\nchecks: [1]\nscoring: {}\n")
+    root = tree(
+        {
+            "datasets/d.yaml": "questions:\n  - {id: q, input: x, "
+            "rubric_ref: rubric/leaked_secret@1}\n"
+        }
+    )
+    (root / "rubrics").mkdir()
+    (root / "rubrics" / "link.yaml").symlink_to(outside)
+    code, out, _ = run("check", "datasets/d.yaml", cwd=root)
+    assert code == 1
+    assert "no rubric with id 'leaked_secret' in the project" in out
+    assert "version" not in out and "1.0" not in out

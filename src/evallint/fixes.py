@@ -72,7 +72,10 @@ def _pin_edits(
     """Exact pins on a version that no longer exists now point at the version it became."""
     targets = {prefix + e.old: prefix + e.new for e, prefix in moved if prefix}
     out = []
+    leaves = getattr(source, "outside", None)
     for path in tree:
+        if leaves is not None and leaves(path):
+            continue  # never read, let alone rewrite, a file outside the project
         try:
             raw = source.read(path)
         except OSError:
@@ -92,7 +95,10 @@ def _apply(
     edits: list[Edit], project: Project, source: Source, config: Config, root: Path
 ) -> list[str]:
     done = []
+    leaves = getattr(source, "outside", None)
     for path in sorted({e.path for e in edits}):
+        if leaves is not None and leaves(path):
+            continue
         entry = project.entries.get(path)
         doc = entry.doc if entry else None
         if doc is None:

@@ -40,9 +40,12 @@ def build(
     mentions = _mention_pattern(defined)
     definers: list[Entry] = []
     mentioning: list[tuple[str, bytes]] = []
+    leaves = getattr(source, "outside", None)
     for path in tree:
         if path in inside or format_of(path) is None:
             continue
+        if leaves is not None and leaves(path):
+            continue  # never read a file a symlink takes out of the project
         raw = _candidate_bytes(path, source, config)
         if raw is None or (raw and _may_define(raw)):
             found = read_entry(path, source, config)

@@ -24,6 +24,9 @@ class FsSource:
 
     def outside(self, path: str) -> bool:
         """Whether the path, followed through symlinks, leaves the project."""
+        full = self._full(path)
+        if not os.path.islink(full):
+            return False  # listings never descend into linked folders, so only links can leave
         try:
             return not Path(self._full(path)).resolve().is_relative_to(self.root.resolve())
         except (OSError, RuntimeError):  # a symlink loop
