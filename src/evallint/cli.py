@@ -11,12 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evallint import __version__
+from evallint import __version__, commands
 from evallint.errors import EvallintError
 
 if TYPE_CHECKING:
-    from evallint.baseline import Baseline
-    from evallint.config import Config
     from evallint.model import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -162,22 +160,23 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint.config import load_config, with_flags
     from evallint.engine import lint
     from evallint.formatters import formatter
+    from evallint.selection import choose
     from evallint.sources import FsSource
 
     cwd = Path.cwd()
     root, in_git = discover.find_root(cwd)
     config = load_config(root, Path(args.config) if args.config else None)
     config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
-    paths, tree, skipped, baseline = _selection(args, cwd, root, in_git, config)
+    chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
     report = lint(
-        paths,
+        chosen.paths,
         FsSource(root),
         config,
-        tree=tree,
+        tree=chosen.tree,
         today=today(args.today, os.environ),
-        baseline=baseline,
+        baseline=chosen.baseline,
     )
-    report = replace(report, skipped=(*skipped, *report.skipped))
+    report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     fmt = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -213,70 +212,6 @@ def _append(path: str, text: str) -> None:
         raise EvallintError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
-def _selection(
-    args: argparse.Namespace, cwd: Path, root: Path, in_git: bool, config: Config
-) -> tuple[list[str], list[str], list[str], Baseline | None]:
-    """(paths to check, the whole tree, skipped with reasons, the baseline if any)."""
-    from evallint import discover
-
-    baseline = _baseline(args, root, config)
-    if baseline is not None and args.diff is not None:
-        # Diff mode costs what the change costs: only the changed files are stat'ed.
-        tree = discover.listing(root, in_git, config)
-        wanted = (
-            set(discover.select(args.paths, cwd, root, in_git, config)[2])
-            if args.paths
-            else set(tree)
-        )
-        changed = [p for p in baseline.changed_paths if p in wanted]
-        safe, skipped, _ = (
-            discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
-        )
-        return discover.checkable(safe), tree, skipped, baseline
-    whole = not args.paths and cwd == root
-    safe, skipped, listed = discover.select(args.paths, cwd, root, in_git, config)
-    # The tree is every file of the project: eval files for the index, any file for references.
-    tree = listed if whole else discover.listing(root, in_git, config)
-    return discover.checkable(safe), tree, skipped, baseline
-
-
-def _baseline(args: argparse.Namespace, root: Path, config: Config) -> Baseline | None:
-    if args.diff is None and args.base is None:
-        return None
-    if args.diff is not None and args.base is not None:
-        raise EvallintError("use --diff BASE or --base REF, not both")
-    from evallint.baseline import load_baseline
-    from evallint.git import GitRepo
-
-    repo = GitRepo(root)
-    base = repo.base(args.diff or args.base or None, os.environ)
-    return load_baseline(repo, base, config)
-
-
-def run_bump(args: argparse.Namespace) -> int:
-    from evallint import discover
-    from evallint.config import load_config
-    from evallint.fixes import bump
-    from evallint.sources import FsSource
-
-    cwd = Path.cwd()
-    root, in_git = discover.find_root(cwd)
-    config = load_config(root, Path(args.config) if args.config else None)
-    if args.diff is None and args.base is None:
-        args.diff = ""  # bumping needs a base to compare with: the default one
-    paths, tree, _, baseline = _selection(args, cwd, root, in_git, config)
-    assert baseline is not None
-    edits = bump(paths, tree, FsSource(root), root, config, baseline, update_refs=args.update_refs)
-    for line in edits:
-        print(line)
-    print(
-        f"{len(edits)} change{'' if len(edits) == 1 else 's'} written"
-        if edits
-        else "nothing to bump"
-    )
-    return EXIT_OK
-
-
 def _write(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -287,48 +222,10 @@ def _write(text: str, output: str | None) -> None:
         raise EvallintError(f"cannot write {output!r}: {exc.strerror}") from None
 
 
-def run_init(args: argparse.Namespace) -> int:
-    from evallint.discover import find_root
-    from evallint.editors import init_vscode
-
-    root, _ = find_root(Path.cwd())
-    for path in init_vscode(root, args.schemas):
-        print(f"wrote {path}")
-    return EXIT_OK
-
-
-def run_rules(args: argparse.Namespace) -> int:
-    from evallint.docs import render_rules
-
-    sys.stdout.write(render_rules(markdown=args.format == "markdown"))
-    return EXIT_OK
-
-
-def run_schema(args: argparse.Namespace) -> int:
-    from evallint.schemas import load_schema, schema_dir, schema_names
-
-    if args.export:
-        out = Path(args.export)
-        out.mkdir(parents=True, exist_ok=True)
-        for path in sorted(schema_dir().rglob("*.schema.json")):
-            target = out / path.relative_to(schema_dir())
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
-            print(target.as_posix())
-        return EXIT_OK
-    if not args.name:
-        print("\n".join(schema_names()))
-        return EXIT_OK
-    import json
-
-    sys.stdout.write(json.dumps(load_schema(args.name), indent=2, ensure_ascii=False) + "\n")
-    return EXIT_OK
-
-
 _COMMANDS = {
     "check": run_check,
-    "bump": run_bump,
-    "init": run_init,
-    "rules": run_rules,
-    "schema": run_schema,
+    "bump": commands.run_bump,
+    "init": commands.run_init,
+    "rules": commands.run_rules,
+    "schema": commands.run_schema,
 }

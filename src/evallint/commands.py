@@ -1,0 +1,79 @@
+"""The commands besides `check`: bump, init, rules and schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+
+
+def run_bump(args: argparse.Namespace) -> int:
+    from evallint import discover
+    from evallint.config import load_config
+    from evallint.fixes import bump
+    from evallint.selection import choose
+    from evallint.sources import FsSource
+
+    cwd = Path.cwd()
+    root, in_git = discover.find_root(cwd)
+    config = load_config(root, Path(args.config) if args.config else None)
+    if args.diff is None and args.base is None:
+        args.diff = ""  # bumping needs a base to compare with: the default one
+    chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
+    assert chosen.baseline is not None
+    edits = bump(
+        chosen.paths,
+        chosen.tree,
+        FsSource(root),
+        root,
+        config,
+        chosen.baseline,
+        update_refs=args.update_refs,
+    )
+    for line in edits:
+        print(line)
+    print(
+        f"{len(edits)} change{'' if len(edits) == 1 else 's'} written"
+        if edits
+        else "nothing to bump"
+    )
+    return EXIT_OK
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from evallint.discover import find_root
+    from evallint.editors import init_vscode
+
+    root, _ = find_root(Path.cwd())
+    for path in init_vscode(root, args.schemas):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from evallint.docs import render_rules
+
+    sys.stdout.write(render_rules(markdown=args.format == "markdown"))
+    return EXIT_OK
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from evallint.schemas import load_schema, schema_dir, schema_names
+
+    if args.export:
+        out = Path(args.export)
+        out.mkdir(parents=True, exist_ok=True)
+        for path in sorted(schema_dir().rglob("*.schema.json")):
+            target = out / path.relative_to(schema_dir())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+            print(target.as_posix())
+        return EXIT_OK
+    if not args.name:
+        print("\n".join(schema_names()))
+        return EXIT_OK
+    sys.stdout.write(json.dumps(load_schema(args.name), indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK

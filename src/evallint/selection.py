@@ -1,0 +1,63 @@
+"""Which files a run checks: the paths given, or what a change touched, and the whole tree."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evallint import discover
+from evallint.baseline import Baseline
+from evallint.config import Config
+from evallint.errors import EvallintError
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    paths: list[str]  # the eval files to check, relative to the root
+    tree: list[str]  # every file of the project
+    skipped: list[str]  # with reasons
+    baseline: Baseline | None
+
+
+def choose(
+    paths: Sequence[str],
+    cwd: Path,
+    root: Path,
+    in_git: bool,
+    config: Config,
+    *,
+    diff: str | None = None,
+    base: str | None = None,
+) -> Selection:
+    """`diff`: compare with this ref ("" for the default base) and check only the change."""
+    if diff is not None and base is not None:
+        raise EvallintError("use --diff BASE or --base REF, not both")
+    baseline = (
+        load(root, config, diff if diff is not None else base)
+        if diff is not None or base is not None
+        else None
+    )
+    if baseline is not None and diff is not None:
+        # Diff mode costs what the change costs: only the changed files are stat'ed.
+        tree = discover.listing(root, in_git, config)
+        wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
+        changed = [p for p in baseline.changed_paths if p in wanted]
+        safe, skipped, _ = (
+            discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
+        )
+        return Selection(discover.checkable(safe), tree, skipped, baseline)
+    whole = not paths and cwd == root
+    safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
+    # The tree is every file of the project: eval files for the index, any file for references.
+    tree = listed if whole else discover.listing(root, in_git, config)
+    return Selection(discover.checkable(safe), tree, skipped, baseline)
+
+
+def load(root: Path, config: Config, ref: str | None) -> Baseline:
+    from evallint.baseline import load_baseline
+    from evallint.git import GitRepo
+
+    repo = GitRepo(root)
+    return load_baseline(repo, repo.base(ref or None, os.environ), config)
