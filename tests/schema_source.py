@@ -766,7 +766,22 @@ def agentevals() -> S:
             "definitions": {
                 **agentv_defs(["text", "file", "image", "json"]),
                 "case": case,
-                "grader": grader(SPEC_GRADERS, "An evaluator."),
+                "grader": {
+                    **grader(SPEC_GRADERS, "An evaluator."),
+                    "required": ["name", "type"],
+                    # What each evaluator type needs, as the spec's schema says.
+                    "allOf": [
+                        {
+                            "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+                            "then": {"required": [field]},
+                        }
+                        for kind, field in (
+                            ("code_judge", "script"),
+                            ("llm_judge", "prompt"),
+                            ("composite", "evaluators"),
+                        )
+                    ],
+                },
                 "execution": {
                     "type": "object",
                     "description": "Target, timeout and evaluators.",

@@ -311,3 +311,22 @@ def test_regexes_are_compiled_as_javascript() -> None:
     assert problems(r"(?P<year>\d{4})") == [
         "JavaScript's RegExp, which AgentV uses, does not accept '(?P<'; write (?<name>…)"
     ]
+
+
+def test_spec_evaluators_need_their_fields() -> None:
+    text = """\
+name: refunds
+evalcases:
+  - id: a
+    expected_outcome: o
+    input: hi
+    execution:
+      evaluators:
+        - {name: j, type: llm_judge}
+        - {name: s, type: code_judge, script: [python, check.py]}
+        - {name: c, type: composite, aggregator: {type: minimum}}
+"""
+    assert [f for f in found("EVAL.yaml", text) if f[2] == "schema-violation"] == [
+        (8, 11, "schema-violation", "missing required key 'prompt'"),
+        (10, 11, "schema-violation", "missing required key 'evaluators'"),
+    ]

@@ -303,3 +303,16 @@ def test_index_never_reads_through_symlinks_out_of_the_project(
     assert code == 1
     assert "no rubric with id 'leaked_secret' in the project" in out
     assert "version" not in out and "1.0" not in out
+
+
+def test_readme_configuration_example_is_valid() -> None:
+    import re
+    import tomllib
+
+    from evallint.config import from_table
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", readme, re.S)
+    assert example is not None
+    config = from_table(tomllib.loads(example.group(1)), "README.md")
+    assert config.non_score_fields == {"rubric": ("owner", "reviewed_by")}

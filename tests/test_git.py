@@ -458,3 +458,15 @@ def test_only_changed_files_passed_still_resolve_against_the_tree(branch: Repo, 
     branch.write({"datasets/d.yaml": DATASET.replace("@1.2.0", "@1.2")})
     code, out, _ = run("check", "datasets/d.yaml", cwd=branch.root)
     assert (code, out.splitlines()[0][:28]) == (0, "1 file checked: no problems ")
+
+
+def test_project_extends_the_non_score_fields(branch: Repo, run: Run) -> None:
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("scoring:", "owner: support\nscoring:")})
+    code, out, _ = run("check", "--diff", "main", cwd=branch.root)
+    assert code == 1 and "owner changed, which changes scores" in out
+    branch.write({".evallint.toml": '[non-score-fields]\nrubric = ["owner"]\n'})
+    code, out, _ = run("check", "--diff", "main", cwd=branch.root)
+    assert code == 0 and "[version-non-score-change]" in out
+    branch.write({".evallint.toml": '[non-score-fields]\nrubrik = ["owner"]\n'})
+    code, _, err = run("check", "--diff", "main", cwd=branch.root)
+    assert code == 2 and "unknown kind 'rubrik'; did you mean 'rubric'?" in err

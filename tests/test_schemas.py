@@ -213,3 +213,48 @@ def test_wheel_installs_use_pre_generated_validators() -> None:
     for path in SCHEMA_FILES:
         name = path.relative_to(REPO / "schema").as_posix().removesuffix(".schema.json")
         assert schemas._generated(name) is not None, name
+
+
+def _documents() -> Iterator[tuple[str, bytes]]:
+    """Every document the suite knows: rule examples, examples/, and the corpora if present."""
+    from conftest import SHARED, walk_files
+    from evallint.rules import ALL_RULES
+
+    for rule in ALL_RULES:
+        for example in rule.examples:
+            yield example.path, example.text.encode()
+    for path in walk_files(REPO / "examples"):
+        yield path.relative_to(REPO).as_posix(), path.read_bytes()
+    for corpus in ("agentv", "drupal"):
+        root = SHARED / "corpus" / corpus
+        if root.is_dir():
+            for path in walk_files(root):
+                yield path.relative_to(root).as_posix(), path.read_bytes()
+
+
+def test_both_engines_agree_on_every_document_of_every_kind() -> None:
+    import fastjsonschema
+
+    from conftest import DictSource
+    from evallint.config import Config
+    from evallint.load import read_entry
+    from evallint.project import Entry
+
+    docs = dict(_documents())
+    source, compared = DictSource(docs), 0
+    for path in docs:
+        entry = read_entry(path, source, Config())
+        if not isinstance(entry, Entry) or not entry.doc.ok or entry.kind.schema is None:
+            continue
+        name = entry.kind.schema
+        try:
+            validator(name)(entry.doc.data)
+            ours = True
+        except fastjsonschema.JsonSchemaValuesException:
+            ours = False
+        reference = jsonschema.Draft7Validator(
+            load_schema(name), format_checker=jsonschema.FormatChecker()
+        )
+        assert ours == reference.is_valid(entry.doc.data), (path, name)
+        compared += 1
+    assert compared >= 60

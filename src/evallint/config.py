@@ -12,6 +12,7 @@ from typing import Any
 from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import Severity
+from evallint.projection import POLICIES
 from evallint.rules import ALL_RULES, ALWAYS_ON, BY_ID
 from evallint.rules.base import Rule
 from evallint.schemas import validate
@@ -51,6 +52,8 @@ class Config:
     max_file_size: int = 10 * MiB
     template_variables: tuple[str, ...] = TEMPLATE_VARIABLES
     validation_max_age_days: int = 90
+    # kind -> more fields that cannot change a score (added to the built-in list)
+    non_score_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     source: str = ""  # where it was read from, for messages
 
     def excluded(self, path: str) -> bool:
@@ -126,6 +129,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
     rules = table.get("rules", {})
     problems += _unknown_names("rules", list(rules), BY_ID)
     problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
+    problems += _unknown_names("kinds", list(table.get("non-score-fields", {})), POLICIES)
     problems += _unknown_names("select", table.get("select", []), BY_ID)
     problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
     if problems:
@@ -140,6 +144,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         max_file_size=table.get("max-file-size", 10 * MiB),
         template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
         validation_max_age_days=table.get("validation-max-age-days", 90),
+        non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},
         source=source,
     )
 

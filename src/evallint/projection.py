@@ -35,6 +35,12 @@ POLICIES: Mapping[str, Policy] = {
 }
 
 
+def policy_for(kind: str, extra: tuple[str, ...] = ()) -> Policy:
+    """The built-in policy of a kind, with a project's own non-score fields added."""
+    base = POLICIES[kind]
+    return Policy(base.non_score | frozenset(extra), base.keyed) if extra else base
+
+
 def project(data: JSON, policy: Policy) -> JSON:
     if not isinstance(data, dict):
         return data

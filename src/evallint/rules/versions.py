@@ -14,7 +14,7 @@ import semver
 
 from evallint.model import Finding, Severity
 from evallint.project import Definition
-from evallint.projection import POLICIES, Change, Policy, changes, project
+from evallint.projection import Change, Policy, changes, policy_for, project
 from evallint.refs import parse_version
 from evallint.rules.base import rule
 
@@ -63,7 +63,7 @@ class Verdict:
 
 
 def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
-    policy = POLICIES[ctx.kind.name]
+    policy = policy_for(ctx.kind.name, ctx.config.non_score_fields.get(ctx.kind.name, ()))
     return changes(project(before.data, policy), project(doc.data, policy), policy, doc.data)
 
 
@@ -135,7 +135,7 @@ def _base_versions(doc: Document, ctx: Context, ident: str) -> list[Definition]:
 def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | None:
     found = _changed(doc, ctx, same.doc)
     if not found:
-        policy = POLICIES[ctx.kind.name]
+        policy = policy_for(ctx.kind.name, ctx.config.non_score_fields.get(ctx.kind.name, ()))
         everything = Policy(frozenset({"version"}), policy.keyed)  # order-insensitive, all fields
         if project(same.doc.data, everything) != project(doc.data, everything):
             return Verdict(
