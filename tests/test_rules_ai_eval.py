@@ -325,3 +325,18 @@ def test_classification_evidence() -> None:
     assert found("x.json", as_schema_key) == [(1, 57, "schema-violation", "must not be empty")]
     assert found("anywhere/tone.yaml", RUBRIC.replace("checks:", "checks:")) == []
     assert found("judges/tone.yaml", "questions: []\n")[0][3] == "missing required key 'id'"
+
+
+def test_inline_suppression() -> None:
+    line = '    expecteed_facts: ["within 30 days"]'
+    typo = DATASET.replace('    expected_facts: ["within 30 days"]', line)
+    assert [f[2] for f in found("datasets/refunds.yaml", typo)] == ["key-typo"]
+    same_line = typo.replace(line, line + "  # evallint: ignore[key-typo]")
+    assert found("datasets/refunds.yaml", same_line) == []
+    above = typo.replace(line, "    # evallint: ignore\n" + line)
+    assert found("datasets/refunds.yaml", above) == []
+    other = typo.replace(line, line + "  # evallint: ignore[unknown-key, schema-violation]")
+    assert [f[2] for f in found("datasets/refunds.yaml", other)] == ["key-typo"]
+    assert [f[2] for f in found("rubrics/tone.yaml", "id: [  # evallint: ignore\n")] == [
+        "parse-error"
+    ]

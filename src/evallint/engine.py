@@ -158,7 +158,25 @@ def check_entry(
         if cross_file and not rule.cross_file:
             continue
         out.extend(place(doc, f, rule.id, level, ctx.project) for f in rule.check(doc, ctx))
-    return out
+    return [d for d in out if not suppressed(doc, d)]
+
+
+_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
+
+
+def suppressed(doc: Document, d: Diagnostic) -> bool:
+    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above.
+
+    Matched on the physical lines, because YAML parsers drop comments. JSON has no comments;
+    there the configuration's `rules` and `ignore` do the job. Parse errors cannot be silenced.
+    """
+    if d.rule == "parse-error" or "evallint:" not in doc.text:
+        return False
+    for line in (d.span.line, d.span.line - 1):
+        m = _IGNORE.search(doc.line_text(line)) if line >= 1 else None
+        if m and (m.group(1) is None or d.rule in re.split(r"[,\s]+", m.group(1))):
+            return True
+    return False
 
 
 def place(
