@@ -121,8 +121,9 @@ def shared_or_skip(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():
         pytest.skip(
-            f"../shared/{'/'.join(parts)} is not beside this checkout (it holds the "
-            "reference corpora; a fresh clone of the project alone does not have it)"
+            f"../shared/{'/'.join(parts)} is not beside this checkout: the shared "
+            "reference data (real corpora, the OASIS SARIF schema) is not part of the "
+            "project, so a fresh clone runs without it"
         )
     return path
 
