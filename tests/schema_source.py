@@ -949,10 +949,21 @@ SCHEMAS = {
 }
 
 
+def all_schemas() -> dict[str, Any]:
+    """Schema name (its path under schema/, without .schema.json) to its builder."""
+    from schema_eee import AGGREGATES
+
+    out: dict[str, Any] = dict(SCHEMAS)
+    out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
+    return out
+
+
 def main() -> int:
     out = Path(__file__).resolve().parent.parent / "schema"
-    for name, build in SCHEMAS.items():
-        (out / f"{name}.schema.json").write_text(render(build()), encoding="utf-8")
+    for name, build in all_schemas().items():
+        target = out / f"{name}.schema.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render(build()), encoding="utf-8")
     return 0
 
 

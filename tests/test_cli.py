@@ -199,7 +199,8 @@ def test_schema_command(run: Run, tmp_path: Path) -> None:
     code, out, _ = run("schema", "rubric")
     assert code == 0 and json.loads(out)["$id"] == "urn:evallint:schema:rubric"
     code, out, _ = run("schema")
-    assert out.split() == [
+    names = out.split()
+    assert names[:10] == [
         "abp-evals",
         "abp-static-checks",
         "agentevals",
@@ -208,9 +209,10 @@ def test_schema_command(run: Run, tmp_path: Path) -> None:
         "agentv-v4",
         "config",
         "dataset",
-        "judge",
-        "rubric",
+        "eee/eval_0.2.0",
+        "eee/eval_0.2.1",
     ]
+    assert "rubric" in names and "judge" in names
     code, _, err = run("schema", "nope")
     assert code == 2 and "no bundled schema 'nope'" in err
     code, out, _ = run("schema", "--export", str(tmp_path / "out"))

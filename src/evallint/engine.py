@@ -41,12 +41,14 @@ class Context:
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
-            doc.memo["schema"] = validate(self.kind.schema, doc.data) if self.kind.schema else []
+            name = self.kind.schema_for(doc.data)
+            doc.memo["schema"] = validate(name, doc.data) if name else []
         return doc.memo["schema"]  # type: ignore[no-any-return]
 
     def object_keys(self, doc: Document) -> list[ObjectKeys]:
         if "keys" not in doc.memo:
-            doc.memo["keys"] = unknown_keys(self.kind.schema, doc.data) if self.kind.schema else []
+            name = self.kind.schema_for(doc.data)
+            doc.memo["keys"] = unknown_keys(name, doc.data) if name else []
         return doc.memo["keys"]  # type: ignore[no-any-return]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from evallint.formats import abp, agentv, ai_eval
+from evallint.formats import abp, agentv, ai_eval, eee
 from evallint.formats.base import Kind, items
 from evallint.model import JSON
 
@@ -25,6 +25,7 @@ KINDS: tuple[Kind, ...] = (
     agentv.SPEC,
     agentv.V4,
     agentv.NEXT,
+    eee.AGGREGATE,
     ai_eval.DATASET,
 )
 

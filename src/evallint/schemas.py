@@ -54,7 +54,11 @@ def schema_dir() -> Path:
 
 
 def schema_names() -> list[str]:
-    return sorted(p.name.removesuffix(".schema.json") for p in schema_dir().rglob("*.schema.json"))
+    root = schema_dir()
+    return sorted(
+        p.relative_to(root).as_posix().removesuffix(".schema.json")
+        for p in root.rglob("*.schema.json")
+    )
 
 
 @functools.cache

@@ -36,11 +36,16 @@ class Kind:
     defines: Defines | None = None
     versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
     references: References | None = None
+    schema_of: Callable[[JSON], str | None] | None = None  # the schema by content (versions)
     case_ids: CaseIds | None = None  # (where, id) of each case/test, for uniqueness
     file_refs: FileRefs | None = None  # files the format reads at run time
     # Bytes that any file of this kind found only by content must contain; lets a partial run
     # index the rest of the tree without parsing every YAML file in it.
     needles: tuple[bytes, ...] = ()
+
+    def schema_for(self, data: JSON) -> str | None:
+        """The bundled schema a file of this kind is checked against (some depend on a version)."""
+        return self.schema_of(data) if self.schema_of is not None else self.schema
 
 
 def in_dir(name: str) -> PathTest:

@@ -9,6 +9,7 @@ from evallint.rules import (
     cases,
     checks,
     datasets,
+    eee,
     files,
     judges,
     keys,
@@ -50,6 +51,7 @@ ALL_RULES: tuple[Rule, ...] = (
     files.missing_file,
     agentv.agentv_migration,
     agentv.score_ranges,
+    eee.eee_schema_version,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

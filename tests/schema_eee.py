@@ -1,0 +1,471 @@
+"""Every Eval Ever aggregate record schemas, one per version, written as 0.2.0 plus deltas.
+
+The constraints follow EEE's published schemas (see docs/formats/eee.md §3 for what changed in
+each version); the descriptions are ours. `tests/schema_source.py` writes them to schema/eee/.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+S = dict[str, Any]
+DRAFT = "http://json-schema.org/draft-07/schema#"
+
+
+def t(kind: str | list[str], description: str, **extra: Any) -> S:
+    return {"type": kind, "description": description, **extra}
+
+
+def open_object(description: str) -> S:
+    return {"type": "object", "description": description, "additionalProperties": True}
+
+
+def string_map(description: str) -> S:
+    return {
+        "type": "object",
+        "description": description,
+        "additionalProperties": {"type": "string"},
+    }
+
+
+def ref(name: str) -> S:
+    return {"$ref": f"#/definitions/{name}"}
+
+
+def model_info() -> S:
+    return {
+        "type": "object",
+        "description": "The model that was evaluated (or that judged).",
+        "required": ["name", "id"],
+        "properties": {
+            "name": t("string", "Model name."),
+            "id": t("string", "Model id: developer/model as on Hugging Face, or the API id."),
+            "developer": t("string", "Who made the model."),
+            "inference_platform": t("string", "Where the model was run."),
+            "inference_engine": {
+                "type": "object",
+                "description": "The serving software.",
+                "properties": {
+                    "name": t("string", "Engine name."),
+                    "version": t("string", "Engine version."),
+                },
+            },
+            "additional_details": ref("details"),
+        },
+    }
+
+
+def source_data() -> S:
+    details = ref("details")
+    return {
+        "source_data_url": {
+            "type": "object",
+            "description": "Data fetched from URLs.",
+            "required": ["dataset_name", "source_type", "url"],
+            "additionalProperties": True,
+            "properties": {
+                "dataset_name": t("string", "Dataset name."),
+                "source_type": {"const": "url", "description": "url"},
+                "url": {
+                    "type": "array",
+                    "description": "Where the data is.",
+                    "minItems": 1,
+                    "items": {"type": "string"},
+                },
+                "additional_details": details,
+            },
+        },
+        "source_data_hf": {
+            "type": "object",
+            "description": "Data from a Hugging Face dataset.",
+            "required": ["dataset_name", "source_type"],
+            "additionalProperties": True,
+            "properties": {
+                "dataset_name": t("string", "Dataset name."),
+                "source_type": {"const": "hf_dataset", "description": "hf_dataset"},
+                "hf_repo": t("string", "Repository id."),
+                "hf_split": t("string", "Split."),
+                "samples_number": t("integer", "How many samples were used."),
+                "sample_ids": {
+                    "type": "array",
+                    "description": "Which samples were used.",
+                    "items": {"type": ["integer", "string"]},
+                },
+                "additional_details": details,
+            },
+        },
+        "source_data_private": {
+            "type": "object",
+            "description": "Data that is not public.",
+            "required": ["dataset_name", "source_type"],
+            "properties": {
+                "dataset_name": t("string", "Dataset name."),
+                "source_type": {"const": "other", "description": "other"},
+                "additional_details": details,
+            },
+        },
+    }
+
+
+def metric_config() -> S:
+    return {
+        "type": "object",
+        "description": "What the score measures and on what scale.",
+        "required": ["lower_is_better"],
+        "properties": {
+            "evaluation_description": t("string", "What the metric measures."),
+            "lower_is_better": t("boolean", "Whether smaller scores are better."),
+            "score_type": {
+                "type": "string",
+                "description": "Kind of score.",
+                "enum": ["binary", "continuous", "levels"],
+            },
+            "level_names": {
+                "type": "array",
+                "description": "Names of the levels.",
+                "items": {"type": "string"},
+            },
+            "level_metadata": {
+                "type": "array",
+                "description": "Notes on the levels.",
+                "items": {"type": "string"},
+            },
+            "has_unknown_level": t("boolean", "Whether -1 means unknown."),
+            "min_score": t("number", "Lowest possible score."),
+            "max_score": t("number", "Highest possible score."),
+            "llm_scoring": {
+                "type": "object",
+                "description": "How LLM judges scored.",
+                "additionalProperties": True,
+                "required": ["judges", "input_prompt"],
+                "properties": {
+                    "judges": {
+                        "type": "array",
+                        "description": "The judges.",
+                        "minItems": 1,
+                        "items": ref("judge_config"),
+                    },
+                    "input_prompt": t("string", "The judge prompt."),
+                    "aggregation_method": {
+                        "type": "string",
+                        "description": "How judge scores combine.",
+                        "enum": ["majority_vote", "average", "weighted_average", "median"],
+                    },
+                    "expert_baseline": t("number", "Human expert agreement."),
+                    "additional_details": ref("details"),
+                },
+            },
+        },
+        "if": {"properties": {"score_type": {"const": "levels"}}},
+        "then": {"required": ["level_names", "has_unknown_level"]},
+        "else": {
+            "if": {"properties": {"score_type": {"const": "continuous"}}},
+            "then": {"required": ["min_score", "max_score"]},
+        },
+    }
+
+
+def uncertainty() -> S:
+    return {
+        "type": "object",
+        "description": "How sure the score is.",
+        "properties": {
+            "standard_error": {
+                "type": "object",
+                "description": "Standard error.",
+                "required": ["value"],
+                "properties": {
+                    "value": t("number", "The error."),
+                    "method": t("string", "How it was computed."),
+                },
+            },
+            "confidence_interval": {
+                "type": "object",
+                "description": "Confidence interval.",
+                "required": ["lower", "upper"],
+                "properties": {
+                    "lower": t("number", "Lower bound."),
+                    "upper": t("number", "Upper bound."),
+                    "confidence_level": t("number", "Level, 0 to 1.", minimum=0, maximum=1),
+                    "method": t("string", "How it was computed."),
+                },
+            },
+            "standard_deviation": t("number", "Standard deviation."),
+            "num_samples": t("integer", "Samples behind the score."),
+            "num_bootstrap_samples": t("integer", "Bootstrap resamples."),
+        },
+    }
+
+
+def generation_config() -> S:
+    details = ref("details")
+    args: S = {
+        "type": "object",
+        "description": "Sampling and harness settings.",
+        "additionalProperties": True,
+        "properties": {
+            "temperature": t(["null", "number"], "Sampling temperature."),
+            "top_p": t(["null", "number"], "Nucleus sampling."),
+            "top_k": t(["null", "number"], "Top-k sampling."),
+            "max_tokens": t("integer", "Longest output.", minimum=1),
+            "execution_command": t("string", "The command that ran the eval."),
+            "reasoning": t("boolean", "Whether reasoning was on."),
+            "prompt_template": t("string", "The prompt template."),
+            "agentic_eval_config": {
+                "type": "object",
+                "description": "Agent settings.",
+                "properties": {
+                    "available_tools": {"type": "array", "description": "Tools offered."},
+                    "additional_details": details,
+                },
+            },
+            "eval_plan": {
+                "type": "object",
+                "description": "The harness's plan.",
+                "properties": {
+                    "name": t("string", "Plan name."),
+                    "steps": {"type": "array", "description": "Plan steps."},
+                    "config": details,
+                },
+            },
+            "eval_limits": {
+                "type": "object",
+                "description": "Limits.",
+                "properties": {
+                    "time_limit": t("integer", "Seconds."),
+                    "message_limit": t("integer", "Messages."),
+                    "token_limit": t("integer", "Tokens."),
+                },
+            },
+            "sandbox": {
+                "type": "object",
+                "description": "Sandbox.",
+                "properties": {"type": t("string", "Kind."), "config": t("string", "Settings.")},
+            },
+            "max_attempts": t("integer", "Attempts allowed."),
+            "incorrect_attempt_feedback": t("string", "Feedback after a wrong attempt."),
+        },
+    }
+    return {
+        "type": "object",
+        "description": "How outputs were generated.",
+        "properties": {"generation_args": args, "additional_details": details},
+    }
+
+
+def v0_2_0() -> S:
+    result: S = {
+        "type": "object",
+        "description": "One benchmark result.",
+        "required": ["evaluation_name", "source_data", "metric_config", "score_details"],
+        "properties": {
+            "evaluation_name": t("string", "Which evaluation."),
+            "source_data": {
+                "description": "Where the data came from.",
+                "oneOf": [
+                    ref("source_data_url"),
+                    ref("source_data_hf"),
+                    ref("source_data_private"),
+                ],
+            },
+            "evaluation_timestamp": t("string", "When it was evaluated."),
+            "metric_config": metric_config(),
+            "score_details": {
+                "type": "object",
+                "description": "The score.",
+                "required": ["score"],
+                "properties": {
+                    "score": t("number", "The score."),
+                    "details": ref("details"),
+                    "uncertainty": uncertainty(),
+                },
+            },
+            "generation_config": generation_config(),
+        },
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": "urn:evallint:schema:eee/eval_0.2.0",
+        "title": "Every Eval Ever aggregate record 0.2.0",
+        "description": "Evaluation results of one model on one benchmark (schema 0.2.0).",
+        "type": "object",
+        "required": [
+            "schema_version",
+            "evaluation_id",
+            "retrieved_timestamp",
+            "source_metadata",
+            "model_info",
+            "evaluation_results",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "schema_version": t("string", "The record's schema version."),
+            "evaluation_id": t("string", "Id of this evaluation run."),
+            "evaluation_timestamp": t("string", "When the evaluation ran."),
+            "retrieved_timestamp": t("string", "When this record was made (Unix time)."),
+            "source_metadata": {
+                "type": "object",
+                "description": "Who published the results.",
+                "required": ["source_type", "source_organization_name", "evaluator_relationship"],
+                "properties": {
+                    "source_name": t("string", "Leaderboard or platform name."),
+                    "source_type": {
+                        "type": "string",
+                        "description": "Kind of source.",
+                        "enum": ["documentation", "evaluation_run"],
+                    },
+                    "source_organization_name": t("string", "Organisation."),
+                    "source_organization_url": t("string", "Its web site."),
+                    "source_organization_logo_url": t("string", "Its logo."),
+                    "evaluator_relationship": {
+                        "type": "string",
+                        "description": "Evaluator vs model maker.",
+                        "enum": ["first_party", "third_party", "collaborative", "other"],
+                    },
+                },
+            },
+            "model_info": ref("model_info"),
+            "evaluation_results": {"type": "array", "description": "The results.", "items": result},
+            "detailed_evaluation_results": {
+                "description": "The instance-level companion file.",
+                "properties": {
+                    "format": {
+                        "type": "string",
+                        "description": "File format.",
+                        "enum": ["jsonl", "json"],
+                    },
+                    "file_path": t("string", "Path of the companion file."),
+                    "hash_algorithm": {
+                        "type": "string",
+                        "description": "Checksum algorithm.",
+                        "enum": ["sha256", "md5"],
+                    },
+                    "checksum": t("string", "Hash of the companion's bytes."),
+                    "total_rows": t("integer", "Records in the companion."),
+                },
+            },
+        },
+        "definitions": {
+            "details": open_object("Free-form details."),
+            "judge_config": {
+                "type": "object",
+                "description": "One judge.",
+                "required": ["model_info"],
+                "properties": {
+                    "model_info": ref("model_info"),
+                    "temperature": t("number", "Sampling temperature."),
+                    "weight": t("number", "Weight."),
+                },
+            },
+            "model_info": model_info(),
+            **source_data(),
+        },
+    }
+
+
+def with_version(schema: S, version: str) -> S:
+    out = copy.deepcopy(schema)
+    out["$id"] = f"urn:evallint:schema:eee/eval_{version}"
+    out["title"] = f"Every Eval Ever aggregate record {version}"
+    out["description"] = f"Evaluation results of one model on one benchmark (schema {version})."
+    return out
+
+
+def v0_2_1() -> S:
+    s = with_version(v0_2_0(), "0.2.1")
+    s["required"].append("eval_library")
+    s["properties"]["eval_library"] = {
+        "type": "object",
+        "description": "The harness that produced the results.",
+        "required": ["name", "version"],
+        "properties": {
+            "name": t("string", "Harness name."),
+            "version": t("string", "Harness version, or unknown."),
+            "additional_details": ref("details"),
+        },
+    }
+    s["definitions"]["details"] = string_map("Details; values are strings (JSON-encode others).")
+    s["properties"]["source_metadata"]["properties"]["additional_details"] = ref("details")
+    result = s["properties"]["evaluation_results"]["items"]
+    metric = result["properties"]["metric_config"]
+    metric["properties"]["additional_details"] = ref("details")
+    args = result["properties"]["generation_config"]["properties"]["generation_args"]
+    args["additionalProperties"] = False
+    args["properties"]["eval_plan"]["properties"]["steps"]["items"] = {"type": "string"}
+    s["definitions"]["judge_config"]["properties"]["additional_details"] = ref("details")
+    s["definitions"]["source_data_hf"]["properties"]["sample_ids"]["items"] = {"type": "string"}
+    for name in ("source_data_url", "source_data_hf"):
+        del s["definitions"][name]["additionalProperties"]
+    detailed = s["properties"]["detailed_evaluation_results"]
+    detailed["type"] = "object"
+    detailed["properties"]["additional_details"] = ref("details")
+    return s
+
+
+def v0_2_2() -> S:
+    s = with_version(v0_2_1(), "0.2.2")
+    result = s["properties"]["evaluation_results"]["items"]
+    result["properties"]["evaluation_result_id"] = t("string", "Id of this result.")
+    metric = result["properties"]["metric_config"]["properties"]
+    metric["metric_id"] = t("string", "Canonical metric id.")
+    metric["metric_name"] = t("string", "Metric name.")
+    metric["metric_kind"] = t("string", "Kind of metric.")
+    metric["metric_unit"] = t("string", "Unit.")
+    metric["metric_parameters"] = {
+        "type": "object",
+        "description": "Parameters of the metric.",
+        "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+    }
+    return s
+
+
+UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+
+
+def v0_2_3(version: str = "0.2.3") -> S:
+    s = with_version(v0_2_2(), version)
+    info = s["definitions"]["model_info"]
+    info["required"] = ["name", "id", "additional_details"]
+    info["properties"]["additional_details"] = {
+        "allOf": [
+            ref("details"),
+            {
+                "required": ["deployment_type", "model_availability"],
+                "properties": {
+                    "deployment_type": {
+                        "description": "How the model is deployed.",
+                        "enum": ["self_deployed", "externally_managed", "unknown"],
+                    },
+                    "model_availability": {
+                        "description": "Whether weights are open.",
+                        "enum": ["open_weights", "closed_weights", "unknown"],
+                    },
+                },
+            },
+        ],
+        "description": "Details; deployment_type and model_availability are required.",
+    }
+    metric = s["properties"]["evaluation_results"]["items"]["properties"]["metric_config"]
+    bound = {
+        "description": "A bound: a number, Infinity, -Infinity, or null.",
+        "oneOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity"]}, {"type": "null"}],
+    }
+    metric["properties"]["min_score"] = bound
+    metric["properties"]["max_score"] = copy.deepcopy(bound)
+    metric["if"]["required"] = ["score_type"]
+    metric["else"]["if"]["required"] = ["score_type"]
+    detailed = s["properties"]["detailed_evaluation_results"]
+    detailed["required"] = ["format", "file_path"]
+    detailed["properties"]["format"]["enum"] = ["jsonl"]
+    detailed["properties"]["file_path"]["pattern"] = (
+        f"^data/[^/]+/[^/]+/[^/]+/{UUID}_samples\\.jsonl$"
+    )
+    return s
+
+
+def v0_3_0() -> S:
+    return v0_2_3("0.3.0")
+
+
+AGGREGATES = {"0.2.0": v0_2_0, "0.2.1": v0_2_1, "0.2.2": v0_2_2, "0.2.3": v0_2_3, "0.3.0": v0_3_0}

@@ -1,0 +1,83 @@
+"""Every Eval Ever aggregate records: version dispatch, and upstream's verdict on the corpus."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import jsonschema
+
+from conftest import found, shared_or_skip
+from evallint.formats.eee import CHECKED
+
+
+def test_unknown_and_missing_versions() -> None:
+    text = '{\n  "schema_version": "0.9.9",\n  "evaluation_results": []\n}\n'
+    assert found("data/a.json", text) == [
+        (
+            2,
+            21,
+            "eee-schema-version",
+            "no EEE release has schema_version '0.9.9'; known: "
+            "0.0.1, 0.1.0, 0.2.0, 0.2.1, 0.2.2, 0.2.3, 0.3.0",
+        )
+    ]
+    assert found("data/a.json", '{"schema_version": 2, "evaluation_results": []}')[0][2:] == (
+        "eee-schema-version",
+        "schema_version must be a string naming a release: 0.0.1, 0.1.0, "
+        "0.2.0, 0.2.1, 0.2.2, 0.2.3, 0.3.0",
+    )
+
+
+def test_each_record_is_checked_against_its_declared_version() -> None:
+    record = {
+        "schema_version": "0.2.0",
+        "evaluation_id": "e",
+        "retrieved_timestamp": "1",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "o",
+            "evaluator_relationship": "third_party",
+        },
+        "model_info": {"name": "m", "id": "acme/m"},
+        "evaluation_results": [],
+    }
+    assert found("data/a.json", json.dumps(record, indent=1)) == []
+    newer = {**record, "schema_version": "0.2.1"}  # 0.2.1 requires eval_library
+    assert [f[3] for f in found("data/a.json", json.dumps(newer, indent=1))] == [
+        "missing required key 'eval_library'"
+    ]
+
+
+def test_same_verdict_as_upstream_on_every_checked_record() -> None:
+    root = shared_or_skip("corpus", "eee")
+    from evallint.schemas import load_schema
+
+    ours = {v: jsonschema.Draft7Validator(load_schema(f"eee/eval_{v}")) for v in CHECKED}
+    upstream = {
+        v: jsonschema.Draft7Validator(
+            json.loads((root / "schema" / f"eval.schema.{v}.json").read_text())
+        )
+        for v in CHECKED
+    }
+    compared = 0
+    with open(root / "MANIFEST.tsv", encoding="utf-8") as manifest:
+        for row in csv.reader(manifest, delimiter="\t"):
+            if len(row) < 3 or row[1] != "aggregate" or row[2] not in CHECKED:
+                continue
+            data = json.loads((root / row[0]).read_text(encoding="utf-8"))
+            assert ours[row[2]].is_valid(data) == upstream[row[2]].is_valid(data), row[0]
+            compared += 1
+    assert compared >= 5500
+
+
+def test_the_v0_2_0_datastore_has_no_errors() -> None:
+    root = shared_or_skip("corpus", "eee", "datastore-v0.2.0")
+    from conftest import DictSource, walk_files
+    from evallint.config import Config
+    from evallint.engine import lint
+
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in walk_files(root)}
+    report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files))
+    assert report.files_checked == 5320
+    assert [d for d in report.diagnostics if d.severity.label == "error"] == []
