@@ -469,3 +469,197 @@ def v0_3_0() -> S:
 
 
 AGGREGATES = {"0.2.0": v0_2_0, "0.2.1": v0_2_1, "0.2.2": v0_2_2, "0.2.3": v0_2_3, "0.3.0": v0_3_0}
+
+
+def legacy_sample() -> S:
+    pair = {
+        "type": "array",
+        "description": "A choice and its response.",
+        "minItems": 2,
+        "maxItems": 2,
+        "items": [{"type": "string"}, {"type": "string"}],
+    }
+    return {
+        "type": "object",
+        "description": "One sample's result, inline.",
+        "required": ["sample_id", "input", "ground_truth", "response"],
+        "properties": {
+            "sample_id": t("string", "Sample id."),
+            "input": t("string", "Raw input."),
+            "prompt": t("string", "Full prompt."),
+            "ground_truth": {
+                "description": "Correct answer or answers.",
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+            },
+            "response": t("string", "The model's response."),
+            "choices": {
+                "description": "Possible responses, or choice/response pairs.",
+                "oneOf": [
+                    {"type": "array", "items": {"type": "string"}},
+                    {"type": "array", "items": pair},
+                ],
+            },
+            "full_logprobs": {
+                "type": "array",
+                "description": "Log probabilities per position.",
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["token_id", "logprob", "decoded_token"],
+                        "properties": {
+                            "token_id": t("number", "Token id."),
+                            "logprob": t("number", "Log probability."),
+                            "decoded_token": t("string", "The token's text."),
+                        },
+                    },
+                },
+            },
+        },
+    }
+
+
+def v0_1_0() -> S:
+    """0.1.0: `source_data` at the root, samples inline; generation settings unconstrained.
+
+    EEE 0.1.0 (and 0.0.1) put `generation_args` and `additional_details` directly under
+    `generation_config` rather than under `properties`, so no validator enforced them; ours
+    does not either, or the verdicts would differ.
+    """
+    details = open_object("Free-form details.")
+    metric = copy.deepcopy(metric_config())
+    del metric["properties"]["llm_scoring"]
+    result: S = {
+        "type": "object",
+        "description": "One benchmark result.",
+        "required": ["evaluation_name", "metric_config", "score_details"],
+        "properties": {
+            "evaluation_name": t("string", "Which evaluation."),
+            "evaluation_timestamp": t("string", "When it was evaluated."),
+            "metric_config": metric,
+            "score_details": {
+                "description": "The score.",
+                "required": ["score"],
+                "properties": {"score": t("number", "The score."), "details": details},
+            },
+            "detailed_evaluation_results_url": t("string", "Where per-sample results are."),
+            "generation_config": t("object", "How outputs were generated (not constrained)."),
+        },
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": "urn:evallint:schema:eee/eval_0.1.0",
+        "title": "Every Eval Ever aggregate record 0.1.0",
+        "description": "Evaluation results of one model on one benchmark (schema 0.1.0).",
+        "type": "object",
+        "required": [
+            "schema_version",
+            "evaluation_id",
+            "retrieved_timestamp",
+            "source_data",
+            "source_metadata",
+            "model_info",
+            "evaluation_results",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "schema_version": t("string", "The record's schema version."),
+            "evaluation_id": t("string", "Id of this evaluation run."),
+            "retrieved_timestamp": t("string", "When this record was made (Unix time)."),
+            "source_data": {
+                "description": "Where the data came from: URLs, or a Hugging Face dataset.",
+                "oneOf": [
+                    {"type": "array", "items": {"type": "string"}},
+                    {
+                        "type": "object",
+                        "required": ["dataset_name"],
+                        "properties": {
+                            "dataset_name": t("string", "Dataset name."),
+                            "hf_repo": t("string", "Repository id."),
+                            "hf_split": t("string", "Split."),
+                            "samples_number": t("integer", "Samples used."),
+                            "sample_ids": {
+                                "type": "array",
+                                "description": "Samples used.",
+                                "items": {"type": ["integer", "string"]},
+                            },
+                            "additional_details": details,
+                        },
+                    },
+                ],
+            },
+            "source_metadata": {
+                "type": "object",
+                "description": "Who published the results.",
+                "required": ["source_type", "source_organization_name", "evaluator_relationship"],
+                "properties": {
+                    "source_name": t("string", "Leaderboard or platform name."),
+                    "source_type": {
+                        "type": "string",
+                        "description": "Kind of source.",
+                        "enum": ["documentation", "evaluation_run"],
+                    },
+                    "source_organization_name": t("string", "Organisation."),
+                    "source_organization_url": t("string", "Its web site."),
+                    "source_organization_logo_url": t("string", "Its logo."),
+                    "evaluator_relationship": {
+                        "type": "string",
+                        "description": "Evaluator vs model maker.",
+                        "enum": ["first_party", "third_party", "collaborative", "other"],
+                    },
+                },
+            },
+            "model_info": {
+                "type": "object",
+                "description": "The model that was evaluated.",
+                "required": ["name", "id"],
+                "properties": {
+                    "name": t("string", "Model name."),
+                    "id": t("string", "Model id."),
+                    "developer": t("string", "Who made the model."),
+                    "inference_platform": t("string", "Where the model was run."),
+                    "inference_engine": t("string", "The serving software."),
+                    "additional_details": details,
+                },
+            },
+            "evaluation_results": {"type": "array", "description": "The results.", "items": result},
+            "detailed_evaluation_results_per_samples": {
+                "description": "Per-sample results: a link, or the samples themselves.",
+                "anyOf": [{"type": "string"}, {"type": "array", "items": legacy_sample()}],
+            },
+        },
+    }
+
+
+def v0_0_1() -> S:
+    s = with_version(v0_1_0(), "0.0.1")
+    s["required"] = [
+        "schema_version",
+        "evaluation_id",
+        "evaluation_source",
+        "retrieved_timestamp",
+        "source_data",
+        "source_metadata",
+        "model_info",
+        "evaluation_results",
+    ]
+    s["properties"]["evaluation_source"] = {
+        "type": "object",
+        "description": "Where the results were taken from.",
+        "required": ["evaluation_source_name", "evaluation_source_type"],
+        "properties": {
+            "evaluation_source_name": t("string", "Name of the source."),
+            "evaluation_source_type": {
+                "type": "string",
+                "description": "Kind of source.",
+                "enum": ["leaderboard", "evaluation_platform"],
+            },
+        },
+    }
+    meta = s["properties"]["source_metadata"]
+    meta["required"] = ["source_organization_name", "evaluator_relationship"]
+    del meta["properties"]["source_name"], meta["properties"]["source_type"]
+    return s
+
+
+AGGREGATES.update({"0.0.1": v0_0_1, "0.1.0": v0_1_0})

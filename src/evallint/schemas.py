@@ -243,7 +243,7 @@ def _convert(err: Any, data: JSON, root: dict[str, Any], at: Pointer) -> Iterato
 def _message(keyword: str, arg: JSON, value: JSON, definition: dict[str, Any]) -> str:
     if keyword == "type":
         wanted = " or ".join(arg) if isinstance(arg, list) else arg
-        shown = "" if isinstance(value, dict | list) else f" {_short(value)}"
+        shown = "" if isinstance(value, dict | list) or value is None else f" {_short(value)}"
         return f"expected {wanted}, got {json_type(value)}{shown}"
     if keyword == "enum":
         hint = suggest(value, [str(a) for a in arg]) if isinstance(value, str) else None

@@ -5,10 +5,8 @@ from __future__ import annotations
 from evallint.formats.base import Kind
 from evallint.model import JSON
 
-# Versions whose aggregate schema evallint carries (schema/eee/eval_<version>.schema.json).
-CHECKED = ("0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
-# Released versions evallint recognises but does not check against a schema yet.
-LEGACY = ("0.0.1", "0.1.0")
+# Every released aggregate version; each has its schema in schema/eee/eval_<version>.schema.json.
+CHECKED = ("0.0.1", "0.1.0", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
 
 
 def declared_version(data: JSON) -> JSON:

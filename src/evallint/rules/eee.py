@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.formats.eee import CHECKED, LEGACY, declared_version
+from evallint.formats.eee import CHECKED, declared_version
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -19,17 +19,21 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An EEE record declares no `schema_version`, or one no EEE release has.
 
     Each record is validated against the schema of the version it declares, so the version must
-    be one of the released ones. (0.0.1 and 0.1.0 are recognised but not yet checked.)
+    be one of the released ones: 0.0.1, 0.1.0, 0.2.0 to 0.2.3, 0.3.0.
 
     Bad (data/helm/acme/model-x/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.9", "evaluation_results": []}
     Good (data/helm/acme/model-x/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
-        {"schema_version": "0.1.0", "evaluation_results": []}
+        {"schema_version": "0.2.0", "evaluation_id": "helm/acme_model-x/1760000000",
+         "retrieved_timestamp": "1760000000",
+         "source_metadata": {"source_type": "documentation", "source_organization_name": "HELM",
+                             "evaluator_relationship": "third_party"},
+         "model_info": {"name": "model-x", "id": "acme/model-x"}, "evaluation_results": []}
     """
     version = declared_version(doc.data)
-    if version in CHECKED or version in LEGACY:
+    if version in CHECKED:
         return
-    known = ", ".join(LEGACY + CHECKED)
+    known = ", ".join(CHECKED)
     if not isinstance(version, str):
         yield Finding(
             ("schema_version",), f"schema_version must be a string naming a release: {known}"
