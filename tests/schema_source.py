@@ -951,10 +951,11 @@ SCHEMAS = {
 
 def all_schemas() -> dict[str, Any]:
     """Schema name (its path under schema/, without .schema.json) to its builder."""
-    from schema_eee import AGGREGATES
+    from schema_eee import AGGREGATES, INSTANCES
 
     out: dict[str, Any] = dict(SCHEMAS)
     out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
+    out.update({f"eee/instance_{v}": build for v, build in INSTANCES.items()})
     return out
 
 

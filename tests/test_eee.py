@@ -81,3 +81,56 @@ def test_the_v0_2_0_datastore_has_no_errors() -> None:
     report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files))
     assert report.files_checked == 5320
     assert [d for d in report.diagnostics if d.severity.label == "error"] == []
+
+
+SAMPLE = {
+    "schema_version": "instance_level_eval_0.2.2",
+    "evaluation_id": "e",
+    "model_id": "m",
+    "evaluation_name": "n",
+    "sample_id": "1",
+    "interaction_type": "single_turn",
+    "input": {"raw": "2+2?", "reference": ["4"]},
+    "output": {"raw": ["4"]},
+    "answer_attribution": [],
+    "evaluation": {"score": 1, "is_correct": True},
+}
+
+
+def test_instance_records_are_checked_line_by_line() -> None:
+    bad = {**SAMPLE, "sample_id": 7, "evaluation": {"score": 1}}
+    text = "\n".join(json.dumps(r) for r in (SAMPLE, bad, {**SAMPLE, "schema_version": "0.3.0"}))
+    assert found("data/a/b/c/x_samples.jsonl", text + "\n") == [
+        (2, 125, "schema-violation", "expected string, got integer 7"),
+        (2, 261, "schema-violation", "missing required key 'is_correct'"),
+    ]
+
+
+def test_unknown_instance_versions_are_capped() -> None:
+    lines = [json.dumps({**SAMPLE, "schema_version": "9"}) for _ in range(25)]
+    got = found("data/x_samples.jsonl", "\n".join(lines) + "\n")
+    assert len(got) == 11
+    assert got[0][:3] == (1, 20, "eee-schema-version")
+    assert got[-1][3] == "15 more records have an unknown schema_version"
+
+
+def test_same_verdict_as_upstream_on_every_instance_record() -> None:
+    root = shared_or_skip("corpus", "eee")
+    from evallint.formats.eee import INSTANCE_VERSIONS
+    from evallint.schemas import load_schema
+
+    compared = 0
+    for version in INSTANCE_VERSIONS:
+        ours = jsonschema.Draft7Validator(load_schema(f"eee/instance_{version}"))
+        theirs = jsonschema.Draft7Validator(
+            json.loads((root / "schema" / f"instance_level_eval.schema.{version}.json").read_text())
+        )
+        for path in root.rglob("*.jsonl"):
+            if not path.is_file():
+                continue
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    assert ours.is_valid(record) == theirs.is_valid(record), (path, version)
+                    compared += 1
+    assert compared >= 100

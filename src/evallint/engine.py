@@ -6,14 +6,14 @@ import datetime
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evallint import index
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.kinds import Kind
 from evallint.load import Skipped, Source, read_entry
-from evallint.model import Diagnostic, Finding, Location, Report, Severity
+from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Report, Severity
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
@@ -41,15 +41,35 @@ class Context:
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
-            name = self.kind.schema_for(doc.data)
-            doc.memo["schema"] = validate(name, doc.data) if name else []
+            doc.memo["schema"] = [
+                replace(e, pointer=(*at, *e.pointer))
+                for at, name, data in self._units(doc)
+                for e in validate(name, data)
+            ]
         return doc.memo["schema"]  # type: ignore[no-any-return]
 
     def object_keys(self, doc: Document) -> list[ObjectKeys]:
         if "keys" not in doc.memo:
-            name = self.kind.schema_for(doc.data)
-            doc.memo["keys"] = unknown_keys(name, doc.data) if name else []
+            doc.memo["keys"] = [
+                replace(o, pointer=(*at, *o.pointer))
+                for at, name, data in self._units(doc)
+                for o in unknown_keys(name, data)
+            ]
         return doc.memo["keys"]  # type: ignore[no-any-return]
+
+    def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
+        """(where, schema, data) for the document, or for each record of a JSONL kind."""
+        records = (
+            enumerate(doc.data)
+            if self.kind.per_record and isinstance(doc.data, list)
+            else [(None, doc.data)]
+        )
+        out: list[tuple[Pointer, str, JSON]] = []
+        for i, data in records:
+            name = self.kind.schema_for(data)
+            if name:
+                out.append((() if i is None else (i,), name, data))
+        return out
 
 
 @dataclass(slots=True)

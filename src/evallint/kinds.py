@@ -26,6 +26,7 @@ KINDS: tuple[Kind, ...] = (
     agentv.V4,
     agentv.NEXT,
     eee.AGGREGATE,
+    eee.INSTANCE,
     ai_eval.DATASET,
 )
 

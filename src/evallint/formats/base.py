@@ -37,6 +37,7 @@ class Kind:
     versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
     references: References | None = None
     schema_of: Callable[[JSON], str | None] | None = None  # the schema by content (versions)
+    per_record: bool = False  # JSONL: each record is validated on its own
     case_ids: CaseIds | None = None  # (where, id) of each case/test, for uniqueness
     file_refs: FileRefs | None = None  # files the format reads at run time
     # Bytes that any file of this kind found only by content must contain; lets a partial run

@@ -31,3 +31,42 @@ AGGREGATE = Kind(
     _is_aggregate,
     schema_of=aggregate_schema,
 )
+
+
+INSTANCE_VERSIONS = ("0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
+
+
+def instance_version(data: JSON) -> str | None:
+    """The instance schema a record's `schema_version` names; producers write it several ways
+    (`instance_level_eval_0.2.2`, or the aggregate's `0.2.1`)."""
+    version = declared_version(data)
+    if not isinstance(version, str):
+        return None
+    bare = version.removeprefix("instance_level_eval_")
+    return bare if bare in INSTANCE_VERSIONS else None
+
+
+def instance_schema(data: JSON) -> str | None:
+    version = instance_version(data)
+    return f"eee/instance_{version}" if version else None
+
+
+def _is_instance(path: str, data: JSON) -> bool:
+    if path.endswith("_samples.jsonl"):
+        return True
+    first = data[0] if isinstance(data, list) and data else None
+    return isinstance(first, dict) and all(
+        k in first for k in ("evaluation_id", "sample_id", "interaction_type")
+    )
+
+
+INSTANCE = Kind(
+    "eee-instance",
+    "Every Eval Ever instance records",
+    None,
+    frozenset({"jsonl"}),
+    None,
+    _is_instance,
+    schema_of=instance_schema,
+    per_record=True,
+)

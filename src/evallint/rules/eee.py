@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.formats.eee import CHECKED, declared_version
+from evallint.formats.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from evallint.parse import Document
 
 
-@rule("eee-schema-version", Severity.ERROR, kinds=("eee-aggregate",))
+@rule("eee-schema-version", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))
 def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An EEE record declares no `schema_version`, or one no EEE release has.
 
@@ -30,6 +30,9 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
                              "evaluator_relationship": "third_party"},
          "model_info": {"name": "model-x", "id": "acme/model-x"}, "evaluation_results": []}
     """
+    if ctx.kind.per_record:
+        yield from _record_versions(doc)
+        return
     version = declared_version(doc.data)
     if version in CHECKED:
         return
@@ -41,4 +44,26 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     else:
         yield Finding(
             ("schema_version",), f"no EEE release has schema_version {version!r}; known: {known}"
+        )
+
+
+SHOWN = 10  # per file: a million records with the same wrong version are one problem
+
+
+def _record_versions(doc: Document) -> Iterator[Finding]:
+    known = ", ".join(f"instance_level_eval_{v}" for v in INSTANCE_VERSIONS[:-1]) + ", 0.3.0"
+    bad = [
+        i
+        for i, record in enumerate(doc.data if isinstance(doc.data, list) else [])
+        if instance_version(record) is None
+    ]
+    for i in bad[:SHOWN]:
+        version = declared_version(doc.data[i])
+        yield Finding(
+            (i, "schema_version"), f"no EEE instance schema has version {version!r}; known: {known}"
+        )
+    if len(bad) > SHOWN:
+        yield Finding(
+            (bad[SHOWN], "schema_version"),
+            f"{len(bad) - SHOWN} more records have an unknown schema_version",
         )
