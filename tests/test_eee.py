@@ -100,7 +100,7 @@ SAMPLE = {
 def test_instance_records_are_checked_line_by_line() -> None:
     bad = {**SAMPLE, "sample_id": 7, "evaluation": {"score": 1}}
     text = "\n".join(json.dumps(r) for r in (SAMPLE, bad, {**SAMPLE, "schema_version": "0.3.0"}))
-    assert found("data/a/b/c/x_samples.jsonl", text + "\n") == [
+    assert found("data/records.jsonl", text + "\n") == [
         (2, 125, "schema-violation", "expected string, got integer 7"),
         (2, 261, "schema-violation", "missing required key 'is_correct'"),
     ]
@@ -108,7 +108,7 @@ def test_instance_records_are_checked_line_by_line() -> None:
 
 def test_unknown_instance_versions_are_capped() -> None:
     lines = [json.dumps({**SAMPLE, "schema_version": "9"}) for _ in range(25)]
-    got = found("data/x_samples.jsonl", "\n".join(lines) + "\n")
+    got = found("data/records.jsonl", "\n".join(lines) + "\n")
     assert len(got) == 11
     assert got[0][:3] == (1, 20, "eee-schema-version")
     assert got[-1][3] == "15 more records have an unknown schema_version"
@@ -134,3 +134,73 @@ def test_same_verdict_as_upstream_on_every_instance_record() -> None:
                     assert ours.is_valid(record) == theirs.is_valid(record), (path, version)
                     compared += 1
     assert compared >= 100
+
+
+DEMO = "fixtures/tests/data/skill_reference_conversion"
+
+
+def _demo() -> dict[str, str]:
+    root = shared_or_skip("corpus", "eee") / DEMO
+    return {
+        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def _report(files: dict[str, str]) -> list[tuple[object, ...]]:
+    from conftest import lint_files
+
+    return [
+        (d.path.rsplit("/", 1)[-1], d.span.line, d.span.column, d.rule, d.message)
+        for d in lint_files(files)
+    ]
+
+
+def test_the_canonical_demo_pair_is_clean() -> None:
+    assert _report(_demo()) == []
+
+
+def test_companion_checksum_rows_and_ids() -> None:
+    files = _demo()
+    aggregate = next(p for p in files if p.endswith(".json"))
+    samples = next(p for p in files if p.endswith(".jsonl"))
+    files[samples] = (
+        files[samples].replace('"model_id": "demo-org/demo-model"', '"model_id": "demo-org/other"')
+        + "\n"
+        + files[samples].replace('"demo_0001"', '"demo_0002"')
+    )
+    got = _report(files)
+    name = aggregate.rsplit("/", 1)[-1]
+    assert [(g[0], g[3]) for g in got] == [
+        (name, "eee-checksum"),
+        (name, "eee-total-rows"),
+        (samples.rsplit("/", 1)[-1], "eee-instance-ids"),
+    ]
+    assert got[1][4] == "the companion file has 2 records, not 1"
+    assert got[2][1:3] == (1, 104) and got[2][4] == (
+        f"model_id is 'demo-org/other'; the aggregate {aggregate} says 'demo-org/demo-model'"
+    )
+
+
+def test_missing_companion_and_orphan_instance_files() -> None:
+    files = _demo()
+    aggregate = next(p for p in files if p.endswith(".json"))
+    samples = files.pop(next(p for p in files if p.endswith(".jsonl")))
+    got = _report(files)
+    assert [g[3] for g in got] == ["eee-companion"]
+    assert got[0][4].startswith(
+        "'data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-"
+        "9f6d-1b7e5a2c8d40_samples.jsonl' does not exist"
+    )
+    orphan = {aggregate.replace(".json", "-2_samples.jsonl"): samples}
+    assert [g[3:] for g in _report({**files, **orphan})][-1][0] == "eee-companion"
+
+
+def test_legacy_sample_hash_recipes_are_named() -> None:
+    root = shared_or_skip("corpus", "eee", "fixtures", "None", "mmlu")
+    [path] = [p for p in root.rglob("*.jsonl")]
+    got = [
+        g for g in _report({"mmlu/records.jsonl": path.read_text()}) if g[3] == "eee-sample-hash"
+    ]
+    assert got and got[0][4].endswith("it matches the inspect (raw + references) recipe")

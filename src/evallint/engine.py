@@ -26,6 +26,37 @@ def _never(path: str) -> bool:
     return False
 
 
+class Others:
+    """Other files of the project, for rules that check a file against its companions.
+
+    Only listed files inside the project are read, each at most once.
+    """
+
+    def __init__(
+        self, source: Source, config: Config, listed: frozenset[str], outside: Callable[[str], bool]
+    ) -> None:
+        self.source, self.config, self.listed, self.outside = source, config, listed, outside
+        self._docs: dict[str, Document | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self.listed or self.outside(path):
+            return None
+        try:
+            return self.source.read(path)
+        except OSError:
+            return None
+
+    def load(self, path: str) -> Document | None:
+        if path not in self._docs:
+            found = (
+                read_entry(path, self.source, self.config)
+                if path in self.listed and not self.outside(path)
+                else None
+            )
+            self._docs[path] = found.doc if isinstance(found, Entry) else None
+        return self._docs[path]
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a rule may know besides its document."""
@@ -38,6 +69,7 @@ class Context:
     base_project: Project | None = None
     files: frozenset[str] = frozenset()  # every file of the project (for file references)
     outside: Callable[[str], bool] = _never  # a listed path that leads out of the project
+    others: Others | None = None  # companion files, read on demand
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
@@ -80,6 +112,7 @@ class Run:
     baseline: Baseline | None = None
     files: frozenset[str] = frozenset()
     outside: Callable[[str], bool] = _never
+    others: Others | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -109,6 +142,7 @@ def lint(
         frozenset(tree) | frozenset(paths),
         getattr(source, "outside", _never),
     )
+    run.others = Others(source, config, run.files, run.outside)
     entries = _read_all(paths, source, run)
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
@@ -153,7 +187,15 @@ def base_project(head: Project, baseline: Baseline) -> Project:
 
 def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
     return Context(
-        entry.kind, run.config, project, run.today, run.baseline, base, run.files, run.outside
+        entry.kind,
+        run.config,
+        project,
+        run.today,
+        run.baseline,
+        base,
+        run.files,
+        run.outside,
+        run.others,
     )
 
 

@@ -52,6 +52,11 @@ ALL_RULES: tuple[Rule, ...] = (
     agentv.agentv_migration,
     agentv.score_ranges,
     eee.eee_schema_version,
+    eee.eee_companion,
+    eee.eee_checksum,
+    eee.eee_total_rows,
+    eee.eee_instance_ids,
+    eee.eee_sample_hash,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from evallint.formats.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
-from evallint.model import Finding, Severity
+from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
@@ -67,3 +67,249 @@ def _record_versions(doc: Document) -> Iterator[Finding]:
             (bad[SHOWN], "schema_version"),
             f"{len(bad) - SHOWN} more records have an unknown schema_version",
         )
+
+
+def datastore_root(path: str) -> str:
+    """The folder holding `data/` above a record, else the repository root ("")."""
+    parts = path.split("/")[:-1]
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "data":
+            return "/".join(parts[:i])
+    return ""
+
+
+def companion_path(doc: Document) -> tuple[str, str] | None:
+    """(file_path as written, project path) of an aggregate's instance companion."""
+    detailed = doc.data.get("detailed_evaluation_results") if isinstance(doc.data, dict) else None
+    written = detailed.get("file_path") if isinstance(detailed, dict) else None
+    if not isinstance(written, str) or written.startswith("/") or ".." in written.split("/"):
+        return None
+    base = datastore_root(doc.path)
+    return written, f"{base}/{written}" if base else written
+
+
+@rule("eee-companion", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))
+def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An aggregate's instance file is missing, or an instance file has no aggregate.
+
+    `detailed_evaluation_results.file_path` resolves from the datastore root (the folder that
+    holds `data/`), else from the repository root. An instance file `<uuid>_samples.jsonl` must
+    sit beside `<uuid>.json`, whose `file_path` names it.
+
+    Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl"}}
+    Bad (data/bench/acme/m/00000000-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "acme/m", "evaluation_name": "n", "sample_id": "1", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "acme/m", "evaluation_name": "n", "sample_id": "1", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    """
+    others = ctx.others
+    if others is None:
+        return
+    if ctx.kind.name == "eee-aggregate":
+        found = companion_path(doc)
+        if found and found[1] not in ctx.files:
+            yield Finding(
+                ("detailed_evaluation_results", "file_path"),
+                f"{found[0]!r} does not exist (looked for {found[1]})",
+            )
+        return
+    if not doc.path.endswith("_samples.jsonl"):
+        return
+    sibling = doc.path.removesuffix("_samples.jsonl") + ".json"
+    aggregate = others.load(sibling)
+    points = companion_path(aggregate) if aggregate is not None else None
+    if points is None or points[1] != doc.path:
+        what = (
+            "does not name this file in detailed_evaluation_results.file_path"
+            if aggregate is not None
+            else "does not exist"
+        )
+        yield Finding((0,), f"no aggregate record points at this file: {sibling} {what}")
+
+
+def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], bytes] | None:
+    found = companion_path(doc)
+    raw = ctx.others.read(found[1]) if found and ctx.others else None
+    detailed = doc.data.get("detailed_evaluation_results")
+    return (detailed, raw) if raw is not None and isinstance(detailed, dict) else None
+
+
+@rule("eee-checksum", Severity.ERROR, kinds=("eee-aggregate",))
+def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """The companion file's checksum is not the one the aggregate declares.
+
+    `checksum` is the `hash_algorithm` (sha256 or md5) of the instance file's exact bytes.
+
+    Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {}
+    Bad (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl", "hash_algorithm": "sha256", "checksum": "00"}}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl", "hash_algorithm": "md5", "checksum": "8a80554c91d9fca8acb82f023de02f11"}}
+    """
+    import hashlib
+
+    found = _companion(doc, ctx)
+    if found is None:
+        return
+    detailed, raw = found
+    algorithm, declared = detailed.get("hash_algorithm", "sha256"), detailed.get("checksum")
+    if algorithm not in ("sha256", "md5") or not isinstance(declared, str):
+        return
+    actual = hashlib.new(str(algorithm), raw).hexdigest()
+    if actual != declared.lower():
+        yield Finding(
+            ("detailed_evaluation_results", "checksum"),
+            f"the {algorithm} of the companion file is {actual}, not {declared}",
+        )
+
+
+@rule("eee-total-rows", Severity.ERROR, kinds=("eee-aggregate",))
+def eee_total_rows(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """`total_rows` is not the number of records in the companion file.
+
+    Records are the non-blank lines of the JSONL file; blank lines are not counted (EEE's
+    publisher rejects them, so they should not be there at all).
+
+    Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {}
+    Bad (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl", "total_rows": 2}}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl", "total_rows": 1}}
+    """
+    found = _companion(doc, ctx)
+    if found is None:
+        return
+    detailed, raw = found
+    declared = detailed.get("total_rows")
+    rows = sum(1 for line in raw.splitlines() if line.strip())
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared != rows:
+        yield Finding(
+            ("detailed_evaluation_results", "total_rows"),
+            f"the companion file has {rows} record{'' if rows == 1 else 's'}, not {declared}",
+        )
+
+
+def _aggregate_of(doc: Document, ctx: Context) -> Document | None:
+    if ctx.others is None or not doc.path.endswith("_samples.jsonl"):
+        return None
+    found = ctx.others.load(doc.path.removesuffix("_samples.jsonl") + ".json")
+    return found if found is not None and isinstance(found.data, dict) else None
+
+
+@rule("eee-instance-ids", Severity.ERROR, kinds=("eee-instance",))
+def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An instance record does not belong to its aggregate.
+
+    Every record's `evaluation_id` and `model_id` must equal the aggregate's `evaluation_id`
+    and `model_info.id`; `evaluation_result_id` and `evaluation_name` must name one of its
+    results. At most ten records are reported per file, then a count.
+
+    Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [{"evaluation_name": "n", "source_data": {"dataset_name": "d", "source_type": "other"}, "metric_config": {"lower_is_better": false}, "score_details": {"score": 1}}], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl"}}
+    Bad (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "None_samples", "model_id": "acme/m", "evaluation_name": "n", "sample_id": "1", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "acme/m", "evaluation_name": "n", "sample_id": "1", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    """
+    aggregate = _aggregate_of(doc, ctx)
+    if aggregate is None or not isinstance(doc.data, list):
+        return
+    agg = aggregate.data
+    info = agg.get("model_info")
+    expect = {
+        "evaluation_id": agg.get("evaluation_id"),
+        "model_id": info.get("id") if isinstance(info, dict) else None,
+    }
+    results = [r for r in agg.get("evaluation_results", []) if isinstance(r, dict)]
+    names = {r.get("evaluation_name") for r in results}
+    ids = {r.get("evaluation_result_id") for r in results} - {None}
+    problems = []
+    for i, record in enumerate(doc.data):
+        if not isinstance(record, dict):
+            continue
+        for key, want in expect.items():
+            if want is not None and key in record and record[key] != want:
+                problems.append(
+                    (
+                        (i, key),
+                        f"{key} is {record[key]!r}; the aggregate {aggregate.path} says {want!r}",
+                    )
+                )
+        name, rid = record.get("evaluation_name"), record.get("evaluation_result_id")
+        if name is not None and results and name not in names:
+            problems.append(
+                ((i, "evaluation_name"), f"no result of the aggregate is named {name!r}")
+            )
+        if rid is not None and ids and rid not in ids:
+            problems.append(
+                (
+                    (i, "evaluation_result_id"),
+                    f"no result of the aggregate has evaluation_result_id {rid!r}",
+                )
+            )
+    yield from _capped(problems)
+
+
+def _capped(problems: Sequence[tuple[Pointer, str]]) -> Iterator[Finding]:
+    for pointer, message in problems[:SHOWN]:
+        yield Finding(pointer, message)
+    if len(problems) > SHOWN:
+        yield Finding(
+            problems[SHOWN][0], f"{len(problems) - SHOWN} more such problems in this file"
+        )
+
+
+def sample_hashes(record: dict[str, object]) -> dict[str, str]:
+    """The hash each known recipe gives; the first is EEE's canonical one."""
+    import hashlib
+    import json
+
+    source = record.get("input")
+    if not isinstance(source, dict):
+        return {}
+    raw, reference = source.get("raw"), source.get("reference")
+    refs = reference if isinstance(reference, list) else [reference] if reference else []
+    payload = {"raw": raw, "reference": reference}
+    text = {
+        "canonical": json.dumps(payload, sort_keys=True, separators=(",", ":")),
+        "lm_eval (default separators)": json.dumps(payload, sort_keys=True),
+        "inspect (raw + references)": f"{raw}{''.join(str(r) for r in refs)}",
+        "HELM (raw + first reference)": f"{raw}{refs[0] if refs else ''}",
+    }
+    return {name: hashlib.sha256(t.encode("utf-8")).hexdigest() for name, t in text.items()}
+
+
+@rule("eee-sample-hash", Severity.WARNING, kinds=("eee-instance",))
+def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A record's `sample_hash` is not EEE's canonical hash of its input.
+
+    The canonical recipe is the sha256 of `{"raw": input.raw, "reference": input.reference}` as
+    JSON with sorted keys and no spaces. Converters have used other recipes; a mismatch names
+    the one that matches, so samples can still be joined across runs once it is fixed.
+
+    Bad (data/samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", "evaluation_name": "n", "sample_id": "1", "sample_hash": "00", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    Good (data/samples.jsonl):
+        {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", "evaluation_name": "n", "sample_id": "1", "sample_hash": "9956fe955042acc90a5e6c14392567b444513f41083303ae46783a02f0a4a67e", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
+    """
+    problems = []
+    for i, record in enumerate(doc.data if isinstance(doc.data, list) else []):
+        declared = record.get("sample_hash") if isinstance(record, dict) else None
+        if not isinstance(declared, str):
+            continue
+        hashes = sample_hashes(record)
+        if not hashes or declared.lower() == hashes["canonical"]:
+            continue
+        legacy = next((name for name, h in hashes.items() if h == declared.lower()), None)
+        why = f"it matches the {legacy} recipe" if legacy else "no known recipe gives it"
+        problems.append(
+            (
+                (i, "sample_hash"),
+                f"sample_hash is not the canonical hash of the "
+                f"input ({hashes['canonical'][:12]}...); {why}",
+            )
+        )
+    yield from _capped(problems)
