@@ -10,10 +10,12 @@ import jsonschema
 from conftest import found, shared_or_skip
 from evallint.formats.eee import CHECKED
 
+RECORD_PATH = "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
+
 
 def test_unknown_and_missing_versions() -> None:
     text = '{\n  "schema_version": "0.9.9",\n  "evaluation_results": []\n}\n'
-    assert found("data/a.json", text) == [
+    assert found(RECORD_PATH, text) == [
         (
             2,
             21,
@@ -22,7 +24,7 @@ def test_unknown_and_missing_versions() -> None:
             "0.0.1, 0.1.0, 0.2.0, 0.2.1, 0.2.2, 0.2.3, 0.3.0",
         )
     ]
-    assert found("data/a.json", '{"schema_version": 2, "evaluation_results": []}')[0][2:] == (
+    assert found(RECORD_PATH, '{"schema_version": 2, "evaluation_results": []}')[0][2:] == (
         "eee-schema-version",
         "schema_version must be a string naming a release: 0.0.1, 0.1.0, "
         "0.2.0, 0.2.1, 0.2.2, 0.2.3, 0.3.0",
@@ -42,9 +44,9 @@ def test_each_record_is_checked_against_its_declared_version() -> None:
         "model_info": {"name": "m", "id": "acme/m"},
         "evaluation_results": [],
     }
-    assert found("data/a.json", json.dumps(record, indent=1)) == []
+    assert found(RECORD_PATH, json.dumps(record, indent=1)) == []
     newer = {**record, "schema_version": "0.2.1"}  # 0.2.1 requires eval_library
-    assert [f[3] for f in found("data/a.json", json.dumps(newer, indent=1))] == [
+    assert [f[3] for f in found(RECORD_PATH, json.dumps(newer, indent=1))] == [
         "missing required key 'eval_library'"
     ]
 
@@ -81,6 +83,12 @@ def test_the_v0_2_0_datastore_has_no_errors() -> None:
     report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files))
     assert report.files_checked == 5320
     assert [d for d in report.diagnostics if d.severity.label == "error"] == []
+    counts: dict[str, int] = {}
+    for d in report.diagnostics:
+        counts[d.rule] = counts.get(d.rule, 0) + 1
+    # The EEE notes count 79 evaluation_ids shared by 165 files, and 166 scores out of bounds.
+    assert counts["eee-duplicate-evaluation-id"] == 165
+    assert counts["eee-score-range"] == 166
 
 
 SAMPLE = {

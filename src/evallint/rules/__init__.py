@@ -10,6 +10,7 @@ from evallint.rules import (
     checks,
     datasets,
     eee,
+    eee_prose,
     files,
     judges,
     keys,
@@ -57,6 +58,10 @@ ALL_RULES: tuple[Rule, ...] = (
     eee.eee_total_rows,
     eee.eee_instance_ids,
     eee.eee_sample_hash,
+    eee_prose.eee_duplicate_evaluation_id,
+    eee_prose.eee_layout,
+    eee_prose.eee_score_range,
+    eee_prose.eee_retrieved_timestamp,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

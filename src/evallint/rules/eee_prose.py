@@ -1,0 +1,159 @@
+"""EEE rules that exist only in EEE's prose (contributing guide, field notes): warnings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.formats.base import items
+from evallint.model import Finding, Severity
+from evallint.rules.base import rule
+from evallint.rules.eee import datastore_root
+
+if TYPE_CHECKING:
+    from evallint.engine import Context
+    from evallint.parse import Document
+
+AGGREGATE = ("eee-aggregate",)
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+_EPOCH = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
+
+
+def _ids(ctx: Context) -> dict[str, list[str]]:
+    """evaluation_id -> the files that use it, over every record the run has read."""
+    key = ("eee-ids",)
+    if key not in ctx.project.memo:
+        groups: dict[str, list[str]] = {}
+        for path, entry in sorted(ctx.project.entries.items()):
+            data = entry.doc.data
+            if (
+                entry.kind.name == "eee-aggregate"
+                and isinstance(data, dict)
+                and isinstance(data.get("evaluation_id"), str)
+            ):
+                groups.setdefault(data["evaluation_id"], []).append(path)
+        ctx.project.memo[key] = groups
+    found: dict[str, list[str]] = ctx.project.memo[key]  # type: ignore[assignment]
+    return found
+
+
+@rule("eee-duplicate-evaluation-id", Severity.WARNING, kinds=AGGREGATE)
+def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """Several records share one `evaluation_id`, which EEE's datastore keys results by.
+
+    Variants of a run (effort, date, scaffold) belong in the id. Each record of a group is
+    reported once, naming the others. (Checked among the records a run reads: all of them in
+    a full check.)
+
+    Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    Bad (data/bench/acme/m/4c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    Good (data/bench/acme/m/4c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000001", "retrieved_timestamp": "1760000001", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    """
+    ident = doc.data.get("evaluation_id") if isinstance(doc.data, dict) else None
+    if not isinstance(ident, str):
+        return
+    others = [p for p in _ids(ctx).get(ident, []) if p != doc.path]
+    if others:
+        listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        yield Finding(("evaluation_id",), f"evaluation_id {ident!r} is also used by {listed}")
+
+
+@rule("eee-layout", Severity.WARNING, kinds=AGGREGATE)
+def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A record is not at `data/<collection>/<developer>/<model>/<uuid>.json`.
+
+    The developer folder is the part of `model_info.id` before the `/`, and the file name is a
+    lower-case UUID4, as EEE's datastore lays records out.
+
+    Bad (data/bench/acme-ai/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    """
+    root = datastore_root(doc.path)
+    rel = doc.path[len(root) + 1 :] if root else doc.path
+    parts = rel.split("/")
+    if len(parts) != 5 or parts[0] != "data":
+        yield Finding((), f"{rel} is not at data/<collection>/<developer>/<model>/<uuid>.json")
+        return
+    stem = parts[4].removesuffix(".json")
+    if not _UUID.match(stem):
+        yield Finding((), f"the file name {parts[4]!r} is not a lower-case UUID4")
+    info = doc.data.get("model_info") if isinstance(doc.data, dict) else None
+    model = info.get("id") if isinstance(info, dict) else None
+    if isinstance(model, str) and "/" in model and model.split("/", 1)[0] != parts[2]:
+        yield Finding(
+            ("model_info", "id"),
+            f"the developer folder is {parts[2]!r}, but "
+            f"model_info.id says {model.split('/', 1)[0]!r}",
+        )
+
+
+def _bound(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if value in ("Infinity", "-Infinity"):
+        return float(str(value).replace("Infinity", "inf"))
+    return None
+
+
+@rule("eee-score-range", Severity.WARNING, kinds=AGGREGATE)
+def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A score lies outside its metric's `min_score`..`max_score`, or a levels score is off.
+
+    `levels` scores are whole numbers indexing `level_names` (or -1 when `has_unknown_level`).
+
+    Bad (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [{"evaluation_name": "n", "source_data": {"dataset_name": "d", "source_type": "other"}, "metric_config": {"lower_is_better": false, "score_type": "continuous", "min_score": 0, "max_score": 1}, "score_details": {"score": 87.5}}]}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [{"evaluation_name": "n", "source_data": {"dataset_name": "d", "source_type": "other"}, "metric_config": {"lower_is_better": false, "score_type": "continuous", "min_score": 0, "max_score": 1}, "score_details": {"score": 0.875}}]}
+    """
+    for i, result in items(doc.data, "evaluation_results"):
+        metric, details = result.get("metric_config"), result.get("score_details")
+        score = details.get("score") if isinstance(details, dict) else None
+        if not isinstance(metric, dict) or _bound(score) is None:
+            continue
+        where = ("evaluation_results", i, "score_details", "score")
+        value = _bound(score)
+        assert value is not None
+        if metric.get("score_type") == "levels":
+            names = metric.get("level_names")
+            top = len(names) - 1 if isinstance(names, list) else None
+            low = -1 if metric.get("has_unknown_level") else 0
+            if top is not None and (value != int(value) or not low <= value <= top):
+                yield Finding(
+                    where,
+                    f"a levels score must be a whole number from {low} to {top}, not {score!r}",
+                )
+            continue
+        low_b, high_b = _bound(metric.get("min_score")), _bound(metric.get("max_score"))
+        if low_b is not None and high_b is not None and not low_b <= value <= high_b:
+            yield Finding(
+                where,
+                f"score {score!r} is outside {metric.get('min_score')!r} to "
+                f"{metric.get('max_score')!r}",
+            )
+
+
+@rule("eee-retrieved-timestamp", Severity.WARNING, kinds=AGGREGATE)
+def eee_retrieved_timestamp(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """`retrieved_timestamp` is not a Unix time written as a string.
+
+    EEE's schema types it only as a string; its contributing guide asks for Unix epoch seconds,
+    such as "1760492095.8105888".
+
+    Bad (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "2026-01-31T12:00:00Z", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1769860800", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
+    """
+    stamp = doc.data.get("retrieved_timestamp") if isinstance(doc.data, dict) else None
+    if isinstance(stamp, str) and not _EPOCH.match(stamp):
+        yield Finding(
+            ("retrieved_timestamp",),
+            f"{stamp!r} is not Unix epoch seconds (such as '1760492095.8105888')",
+        )
