@@ -212,3 +212,25 @@ def test_legacy_sample_hash_recipes_are_named() -> None:
         g for g in _report({"mmlu/records.jsonl": path.read_text()}) if g[3] == "eee-sample-hash"
     ]
     assert got and got[0][4].endswith("it matches the inspect (raw + references) recipe")
+
+
+def test_eee_version_shows_what_an_upgrade_would_break(run: object, tree: object) -> None:
+    record = {
+        "schema_version": "0.2.0",
+        "evaluation_id": "e",
+        "retrieved_timestamp": "1",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "o",
+            "evaluator_relationship": "third_party",
+        },
+        "model_info": {"name": "m", "id": "acme/m"},
+        "evaluation_results": [],
+    }
+    root = tree({RECORD_PATH: json.dumps(record)})  # type: ignore[operator]
+    code, out, _ = run("check", cwd=root)  # type: ignore[operator]
+    assert code == 0
+    code, out, _ = run("check", "--eee-version", "0.3.0", cwd=root)  # type: ignore[operator]
+    assert code == 1
+    assert "missing required key 'eval_library'" in out
+    assert "missing required key 'additional_details'" in out

@@ -102,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="YYYY-MM-DD",
         help="the date for date-based rules (default: SOURCE_DATE_EPOCH, else today)",
     )
+    check.add_argument(
+        "--eee-version",
+        choices=["0.0.1", "0.1.0", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0"],
+        metavar="VERSION",
+        help="check Every Eval Ever records against this schema version "
+        "instead of the one they declare",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
     bump = sub.add_parser("bump", help="raise versions the version rules ask to raise")
     bump.add_argument("paths", nargs="*", metavar="PATH")
@@ -166,7 +173,13 @@ def run_check(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     root, in_git = discover.find_root(cwd)
     config = load_config(root, Path(args.config) if args.config else None)
-    config = with_flags(config, strict=args.strict, select=args.select, ignore=args.ignore)
+    config = with_flags(
+        config,
+        strict=args.strict,
+        select=args.select,
+        ignore=args.ignore,
+        eee_version=args.eee_version,
+    )
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
     report = lint(
         chosen.paths,

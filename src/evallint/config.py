@@ -54,6 +54,7 @@ class Config:
     validation_max_age_days: int = 90
     # kind -> more fields that cannot change a score (added to the built-in list)
     non_score_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    eee_version: str | None = None  # validate every EEE record against this version
     source: str = ""  # where it was read from, for messages
 
     def excluded(self, path: str) -> bool:
@@ -145,6 +146,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
         validation_max_age_days=table.get("validation-max-age-days", 90),
         non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},
+        eee_version=table.get("eee-version"),
         source=source,
     )
 
@@ -166,7 +168,12 @@ def _unknown_names(where: str, names: Sequence[str], known: Mapping[str, object]
 
 
 def with_flags(
-    config: Config, *, strict: bool, select: Sequence[str], ignore: Sequence[str]
+    config: Config,
+    *,
+    strict: bool,
+    select: Sequence[str],
+    ignore: Sequence[str],
+    eee_version: str | None = None,
 ) -> Config:
     """Command-line flags over the file: they add, never silently drop."""
     problems = _unknown_names("--select", select, BY_ID) + _unknown_names("--ignore", ignore, BY_ID)
@@ -177,4 +184,5 @@ def with_flags(
         strict=config.strict or strict,
         select=tuple(select) or config.select,
         ignore=config.ignore + tuple(ignore),
+        eee_version=eee_version or config.eee_version,
     )

@@ -97,8 +97,13 @@ class Context:
             else [(None, doc.data)]
         )
         out: list[tuple[Pointer, str, JSON]] = []
+        forced = self.config.eee_version
         for i, data in records:
-            name = self.kind.schema_for(data)
+            name = (
+                self.kind.forced_schema(forced)
+                if forced and self.kind.forced_schema
+                else self.kind.schema_for(data)
+            )
             if name:
                 out.append((() if i is None else (i,), name, data))
         return out

@@ -38,6 +38,7 @@ class Kind:
     references: References | None = None
     schema_of: Callable[[JSON], str | None] | None = None  # the schema by content (versions)
     per_record: bool = False  # JSONL: each record is validated on its own
+    forced_schema: Callable[[str], str | None] | None = None  # --eee-version: schema by version
     case_ids: CaseIds | None = None  # (where, id) of each case/test, for uniqueness
     file_refs: FileRefs | None = None  # files the format reads at run time
     # Bytes that any file of this kind found only by content must contain; lets a partial run

@@ -30,6 +30,7 @@ AGGREGATE = Kind(
     None,
     _is_aggregate,
     schema_of=aggregate_schema,
+    forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
 )
 
 
@@ -69,4 +70,5 @@ INSTANCE = Kind(
     _is_instance,
     schema_of=instance_schema,
     per_record=True,
+    forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
 )
