@@ -234,3 +234,55 @@ def test_eee_version_shows_what_an_upgrade_would_break(run: object, tree: object
     assert code == 1
     assert "missing required key 'eval_library'" in out
     assert "missing required key 'additional_details'" in out
+
+
+def test_envelope_versions_resolve_against_the_rubrics_and_judges() -> None:
+    from conftest import lint_files
+
+    rubric = (
+        'id: tone\nversion: "1.2.0"\nchecks: [{kind: php_lint, id: lint}]\n'
+        "scoring: {combine: all_pass}\n"
+    )
+    details = {
+        "rubric_versions": json.dumps({"tone": "1.2.0", "gone": "1.0.0"}),
+        "judge": "judge/accuracy@1",
+        "rubric": "rubric/tone@2",
+    }
+    record = {
+        "schema_version": "0.2.1",
+        "evaluation_id": "e",
+        "retrieved_timestamp": "1",
+        "source_metadata": {
+            "source_type": "evaluation_run",
+            "source_organization_name": "o",
+            "evaluator_relationship": "first_party",
+        },
+        "model_info": {"name": "m", "id": "acme/m"},
+        "evaluation_results": [],
+        "eval_library": {"name": "ai_eval", "version": "1", "additional_details": details},
+    }
+    files = {"rubrics/tone.yaml": rubric, RECORD_PATH: json.dumps(record, indent=1)}
+    got = [(d.span.line, d.rule, d.message) for d in lint_files(files) if d.path == RECORD_PATH]
+    assert got == [
+        (
+            19,
+            "eee-envelope-ref",
+            "the record names 'rubric/gone@1.0.0', but no rubric 'gone' "
+            "is defined in this repository",
+        ),
+        (
+            20,
+            "eee-envelope-ref",
+            "the record names 'judge/accuracy@1', but no judge "
+            "'accuracy' is defined in this repository",
+        ),
+        (
+            21,
+            "eee-envelope-ref",
+            "the record names 'rubric/tone@2', but rubric 'tone' has only 1.2.0",
+        ),
+    ]
+    # Without ai_eval files in the repository, nothing is checked.
+    assert [
+        d for d in lint_files({RECORD_PATH: json.dumps(record)}) if d.rule == "eee-envelope-ref"
+    ] == []

@@ -58,6 +58,7 @@ ALL_RULES: tuple[Rule, ...] = (
     eee.eee_total_rows,
     eee.eee_instance_ids,
     eee.eee_sample_hash,
+    eee.eee_envelope_ref,
     eee_prose.eee_duplicate_evaluation_id,
     eee_prose.eee_layout,
     eee_prose.eee_score_range,

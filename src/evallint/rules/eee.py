@@ -313,3 +313,90 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
         )
     yield from _capped(problems)
+
+
+_VERSION_MAPS = {"rubric_versions": "rubric", "judge_versions": "judge"}
+
+
+def _details(data: object, where: Pointer) -> Iterator[tuple[Pointer, dict[str, object]]]:
+    """Every `additional_details` object in a record, with where it is."""
+    stack: list[tuple[Pointer, object]] = [(where, data)]
+    while stack:
+        pointer, value = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if key == "additional_details" and isinstance(child, dict):
+                    yield (*pointer, key), child
+                elif isinstance(child, dict | list):
+                    stack.append(((*pointer, key), child))
+        elif isinstance(value, list):
+            stack.extend(((*pointer, i), c) for i, c in enumerate(value))
+
+
+def _decoded(value: object) -> object:
+    """0.2.1+ keeps only strings in additional_details: structured values are JSON-encoded."""
+    import json
+
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
+    """(where, "rubric/id@version") for each ai_eval version an aggregate records."""
+    for pointer, details in _details(data, ()):
+        for key, raw in details.items():
+            value, here = _decoded(raw), (*pointer, key)
+            namespace = _VERSION_MAPS.get(key)
+            if namespace and isinstance(value, dict):
+                for ident, version in value.items():
+                    yield here, f"{namespace}/{ident}@{version}"
+            values = value if isinstance(value, list) else [value]
+            for item in values:
+                if isinstance(item, str) and item.startswith(("rubric/", "judge/")):
+                    yield here, item
+
+
+@rule("eee-envelope-ref", Severity.ERROR, kinds=("eee-aggregate",), cross_file=True)
+def eee_envelope_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A result record names a rubric or judge version the repository does not define.
+
+    When the repository holds ai_eval rubrics and judges, the versions an EEE record says it
+    was scored with (`rubric/{id}@{version}` values, or `rubric_versions` / `judge_versions`
+    maps, in any `additional_details`) must exist, so the scores can be traced back.
+
+    Given (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass}
+    Bad (results/data/run/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.1", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "evaluation_run", "source_organization_name": "o", "evaluator_relationship": "first_party"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "eval_library": {"name": "ai_eval", "version": "1.0", "additional_details": {"rubric": "rubric/tone@2.0.0"}}}
+    Good (results/data/run/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
+        {"schema_version": "0.2.1", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "evaluation_run", "source_organization_name": "o", "evaluator_relationship": "first_party"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "eval_library": {"name": "ai_eval", "version": "1.0", "additional_details": {"rubric": "rubric/tone@1.0.0"}}}
+    """
+    from evallint.refs import parse_ref
+
+    if not (ctx.project.ids("rubric") or ctx.project.ids("judge")):
+        return
+    for pointer, text in envelope_refs(doc.data):
+        ref = parse_ref(text)
+        if ref is None:
+            yield Finding(pointer, f"{text!r} is not a reference like rubric/<id>@<version>")
+            continue
+        found = ctx.project.resolve(ref)
+        if found.outcome == "unknown-id":
+            yield Finding(
+                pointer,
+                f"the record names {text!r}, but no {ref.namespace} "
+                f"{ref.id!r} is defined in this repository",
+            )
+        elif found.outcome != "ok":
+            known = ", ".join(str(d.version) for d in ctx.project.versions(ref.namespace, ref.id))
+            yield Finding(
+                pointer,
+                f"the record names {text!r}, but {ref.namespace} {ref.id!r} has only {known}",
+            )
