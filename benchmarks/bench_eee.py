@@ -35,7 +35,7 @@ def datastore(shared: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "store"
         shutil.copytree(source, root)
-        files = sorted(str(p.relative_to(root)) for p in root.rglob("*.json"))
+        files = sorted(str(p.relative_to(root)) for p in root.rglob("*.json") if p.is_file())
         ours, _ = timed([*evallint_cmd(), "check", "."], root, runs=3)
         started = time.perf_counter()
         for name in files:
@@ -56,6 +56,15 @@ def instances(records: int) -> None:
         with path.open("w") as out:
             for i in range(records):
                 out.write(json.dumps({**SAMPLE, "sample_id": str(i)}) + "\n")
+        import subprocess
+
+        probe = subprocess.run([*evallint_cmd(), "check", "--format", "json", "records.jsonl"],
+                               cwd=tmp, capture_output=True, text=True, check=False)
+        if json.loads(probe.stdout or "{}").get("files_checked") != 1:
+            size = path.stat().st_size / 1e6
+            print(f"{records:,} instance records ({size:.0f} MB): not checked; the file is over "
+                  "max-file-size, and streaming validation of JSONL is not built yet")
+            return
         ours, _ = timed([*evallint_cmd(), "check", "records.jsonl"], Path(tmp))
         started = time.perf_counter()
         with path.open("rb") as f:
