@@ -19,9 +19,9 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import evallint_cmd, median_wall, peer_cmd, table, timed  # noqa: E402
+from common import evallint_cmd, median_wall, peer_cmd, table, timed
 
-from evallint.schemas import schema_dir  # noqa: E402
+from evallint.schemas import schema_dir
 
 
 def question(rng: random.Random, d: int, q: int, rubrics: int) -> str:
@@ -41,10 +41,10 @@ def question(rng: random.Random, d: int, q: int, rubrics: int) -> str:
 
 def rubric(i: int, judges: int) -> str:
     return (
-        f"id: rubric_{i}\nversion: \"1.{i % 5}.0\"\ndescription: Generated rubric {i}.\n"
+        f'id: rubric_{i}\nversion: "1.{i % 5}.0"\ndescription: Generated rubric {i}.\n'
         "checks:\n"
-        "  - kind: must_contain_any\n    id: window\n    values: [\"30 days\", \"thirty days\"]\n"
-        "  - kind: must_not_contain\n    id: promise\n    values: [\"guaranteed\"]\n"
+        '  - kind: must_contain_any\n    id: window\n    values: ["30 days", "thirty days"]\n'
+        '  - kind: must_not_contain\n    id: promise\n    values: ["guaranteed"]\n'
         f"  - kind: llm_judge\n    id: judge\n    judge_prompt_ref: judge/judge_{i % judges}@1\n"
         "  - kind: regex\n    id: order\n    pattern: 'order [0-9]+'\n"
         "scoring:\n  combine: all_pass\n"
@@ -53,7 +53,7 @@ def rubric(i: int, judges: int) -> str:
 
 def judge(i: int) -> str:
     return (
-        f"id: judge_{i}\nversion: \"1.0.{i}\"\nscore_type: binary\n"
+        f'id: judge_{i}\nversion: "1.0.{i}"\nscore_type: binary\n'
         "template: |\n  Question: {{ input }}\n  Answer: {{ output }}\n  Reply pass or fail.\n"
     )
 
@@ -109,13 +109,19 @@ def main() -> int:
         assert code == 0, f"evallint exit {code} on a clean generated repo"
         floor = parse_floor(root)
         single = median_wall([*evallint_cmd(), "check", "rubrics/rubric_0.yaml"], root, 15)
-        rows = [("evallint check (full repo)", f"{ours:.2f} s", "1.0x"),
-                ("parse floor (PyYAML C loader, load only)", f"{floor:.2f} s",
-                 f"{floor / ours:.2f}x")]
+        rows = [
+            ("evallint check (full repo)", f"{ours:.2f} s", "1.0x"),
+            ("parse floor (PyYAML C loader, load only)", f"{floor:.2f} s", f"{floor / ours:.2f}x"),
+        ]
         theirs = peer(root)
         if theirs is not None:
-            rows.append(("check-jsonschema, our schemas, 3 runs", f"{theirs[0]:.2f} s",
-                         f"{theirs[0] / ours:.1f}x slower"))
+            rows.append(
+                (
+                    "check-jsonschema, our schemas, 3 runs",
+                    f"{theirs[0]:.2f} s",
+                    f"{theirs[0] / ours:.1f}x slower",
+                )
+            )
         rows.append(("evallint check on one file (median of 15)", f"{single * 1000:.0f} ms", ""))
         print(table(rows))
     return 0

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import evallint_cmd, timed  # noqa: E402
+from common import evallint_cmd, timed
 
 
 def floor(root: Path) -> float:
@@ -34,8 +34,7 @@ def floor(root: Path) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared")
+    ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
     args = ap.parse_args()
     corpus = args.shared / "corpus"
     if not corpus.is_dir():

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_core import judge, question, rubric  # noqa: E402
-from common import evallint_cmd, timed  # noqa: E402
+from bench_core import judge, question, rubric
+from common import evallint_cmd, timed
 
 
 def generate(root: Path, files: int) -> list[str]:
@@ -38,8 +38,12 @@ def generate(root: Path, files: int) -> list[str]:
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=b@example.com", "-c", "user.name=bench", *args],
-                   cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=b@example.com", "-c", "user.name=bench", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> int:
@@ -59,8 +63,10 @@ def main() -> int:
         alone, _ = timed([*evallint_cmd(), "check", *changed], root, runs=3)
         diff, code = timed([*evallint_cmd(), "check", "--diff", "main"], root, runs=3)
         print(f"{args.files} files, {len(changed)} changed (exit {code})")
-        print(f"evallint check of the 3 files: {alone:.2f} s; evallint check --diff main: "
-              f"{diff:.2f} s ({diff / alone:.2f}x)")
+        print(
+            f"evallint check of the 3 files: {alone:.2f} s; evallint check --diff main: "
+            f"{diff:.2f} s ({diff / alone:.2f}x)"
+        )
     return 0
 
 

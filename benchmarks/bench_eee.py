@@ -19,14 +19,20 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import evallint_cmd, peer_cmd, timed  # noqa: E402
+from common import evallint_cmd, peer_cmd, timed
 
-SAMPLE = {"schema_version": "0.3.0", "evaluation_id": "bench/acme_m/1760000000",
-          "model_id": "acme/m", "evaluation_name": "bench", "sample_id": "0",
-          "interaction_type": "single_turn", "input": {"raw": "What is 2 + 2?",
-                                                       "reference": ["4"]},
-          "output": {"raw": ["4"]}, "answer_attribution": [],
-          "evaluation": {"score": 1.0, "is_correct": True}}
+SAMPLE = {
+    "schema_version": "0.3.0",
+    "evaluation_id": "bench/acme_m/1760000000",
+    "model_id": "acme/m",
+    "evaluation_name": "bench",
+    "sample_id": "0",
+    "interaction_type": "single_turn",
+    "input": {"raw": "What is 2 + 2?", "reference": ["4"]},
+    "output": {"raw": ["4"]},
+    "answer_attribution": [],
+    "evaluation": {"score": 1.0, "is_correct": True},
+}
 
 
 def datastore(shared: Path) -> None:
@@ -41,13 +47,17 @@ def datastore(shared: Path) -> None:
         for name in files:
             json.loads((root / name).read_bytes())
         floor = time.perf_counter() - started
-        print(f"{len(files)} EEE records: evallint {ours:.2f} s; parse floor {floor:.2f} s "
-              f"({ours / floor:.1f}x the floor)")
+        print(
+            f"{len(files)} EEE records: evallint {ours:.2f} s; parse floor {floor:.2f} s "
+            f"({ours / floor:.1f}x the floor)"
+        )
         peer = peer_cmd()
         if peer:
             theirs, _ = timed([*peer, "--schemafile", str(schema), *files], root)
-            print(f"check-jsonschema with EEE's 0.2.0 schema: {theirs:.2f} s "
-                  f"({theirs / ours:.1f}x slower than evallint)")
+            print(
+                f"check-jsonschema with EEE's 0.2.0 schema: {theirs:.2f} s "
+                f"({theirs / ours:.1f}x slower than evallint)"
+            )
 
 
 def instances(records: int) -> None:
@@ -58,12 +68,19 @@ def instances(records: int) -> None:
                 out.write(json.dumps({**SAMPLE, "sample_id": str(i)}) + "\n")
         import subprocess
 
-        probe = subprocess.run([*evallint_cmd(), "check", "--format", "json", "records.jsonl"],
-                               cwd=tmp, capture_output=True, text=True, check=False)
+        probe = subprocess.run(
+            [*evallint_cmd(), "check", "--format", "json", "records.jsonl"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if json.loads(probe.stdout or "{}").get("files_checked") != 1:
             size = path.stat().st_size / 1e6
-            print(f"{records:,} instance records ({size:.0f} MB): not checked; the file is over "
-                  "max-file-size, and streaming validation of JSONL is not built yet")
+            print(
+                f"{records:,} instance records ({size:.0f} MB): not checked; the file is over "
+                "max-file-size, and streaming validation of JSONL is not built yet"
+            )
             return
         ours, _ = timed([*evallint_cmd(), "check", "records.jsonl"], Path(tmp))
         started = time.perf_counter()
@@ -71,8 +88,10 @@ def instances(records: int) -> None:
             for line in f:
                 json.loads(line)
         floor = time.perf_counter() - started
-        print(f"{records:,} instance records: evallint {records / ours:,.0f} records/s "
-              f"({ours:.2f} s); json.loads per line {records / floor:,.0f} records/s")
+        print(
+            f"{records:,} instance records: evallint {records / ours:,.0f} records/s "
+            f"({ours:.2f} s); json.loads per line {records / floor:,.0f} records/s"
+        )
 
 
 def main() -> int:

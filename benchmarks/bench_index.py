@@ -15,17 +15,19 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_core import generate  # noqa: E402
-from common import evallint_cmd, timed  # noqa: E402
+from bench_core import generate
+from common import evallint_cmd, timed
 
-from evallint import index  # noqa: E402
-from evallint.config import Config  # noqa: E402
-from evallint.load import read_entry  # noqa: E402
-from evallint.project import Entry  # noqa: E402
-from evallint.sources import FsSource  # noqa: E402
+from evallint import index
+from evallint.config import Config
+from evallint.load import read_entry
+from evallint.project import Entry
+from evallint.sources import FsSource
 
-CORE = ("parse-error,duplicate-key,schema-violation,yaml-implicit-type,unknown-key,key-typo,"
-        "unknown-check-kind")
+CORE = (
+    "parse-error,duplicate-key,schema-violation,yaml-implicit-type,unknown-key,key-typo,"
+    "unknown-check-kind"
+)
 
 
 def phases(root: Path) -> tuple[float, float]:
@@ -50,10 +52,14 @@ def main() -> int:
         parsed, indexed = phases(root)
         full, _ = timed([*evallint_cmd(), "check", "."], root, runs=3)
         core, _ = timed([*evallint_cmd(), "check", ".", "--select", CORE], root, runs=3)
-        print(f"read + parse every file: {parsed:.2f} s; build the index: {indexed * 1000:.0f} ms "
-              f"({indexed / parsed:.1%} of parsing)")
-        print(f"evallint check, all rules: {full:.2f} s; core rules only: {core:.2f} s; "
-              f"cross-file work adds {(full - core) / core:.0%}")
+        print(
+            f"read + parse every file: {parsed:.2f} s; build the index: {indexed * 1000:.0f} ms "
+            f"({indexed / parsed:.1%} of parsing)"
+        )
+        print(
+            f"evallint check, all rules: {full:.2f} s; core rules only: {core:.2f} s; "
+            f"cross-file work adds {(full - core) / core:.0%}"
+        )
     return 0
 
 

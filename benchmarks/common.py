@@ -16,8 +16,9 @@ def timed(cmd: Sequence[str], cwd: Path, *, runs: int = 1) -> tuple[float, int]:
     best, code = float("inf"), 0
     for _ in range(runs):
         started = time.perf_counter()
-        code = subprocess.run(list(cmd), cwd=cwd, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, check=False).returncode
+        code = subprocess.run(
+            list(cmd), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        ).returncode
         best = min(best, time.perf_counter() - started)
     return best, code
 
