@@ -9,6 +9,7 @@ free-form objects (`metadata`) cost nothing and are never reported.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,14 +71,47 @@ class _Walker:
                 self.walk(subs, value, (*pointer, key))
 
     def applicable(self, schema: Schema, data: JSON) -> list[Schema]:
-        # Most subschemas flatten the same way whatever the data; only `if` depends on it.
+        # Most subschemas flatten the same way whatever the data; only `if` depends on it, and
+        # our conditions read a few properties, so the flattening is cached by their values.
         cached = _STATIC.get(id(schema))
         if cached is not None:
             return cached
+        key = self._signature(schema, data)
+        if key is not None and key in _CONDITIONAL:
+            return _CONDITIONAL[key]
         out, conditional = self._flatten(schema, data)
         if not conditional:
             _STATIC[id(schema)] = out
+        elif key is not None:
+            _CONDITIONAL[key] = out
         return out
+
+    def _signature(self, schema: Schema, data: JSON) -> tuple[object, ...] | None:
+        keys = _condition_keys(id(schema), self, schema)
+        if keys is None or not isinstance(data, dict):
+            return None
+        values = tuple(data.get(k, _ABSENT) for k in keys)
+        if not all(
+            v is None or isinstance(v, str | int | float | bool) or v is _ABSENT for v in values
+        ):
+            return None
+        return (id(schema), *(type(v).__name__ for v in values), *values)
+
+    def conditions(self, schema: Schema) -> Iterator[Schema]:
+        """Every `if` reachable while flattening `schema`, on every branch."""
+        stack, seen = [schema], set()
+        while stack:
+            s = stack.pop()
+            if id(s) in seen:
+                continue
+            seen.add(id(s))
+            if "$ref" in s:
+                stack.append(self.resolve(s["$ref"]))
+            for key in ("allOf", "anyOf", "oneOf"):
+                stack.extend(x for x in s.get(key, ()) if isinstance(x, dict))
+            if "if" in s and isinstance(s["if"], dict):
+                yield s["if"]
+                stack.extend(s[k] for k in ("then", "else") if isinstance(s.get(k), dict))
 
     def _flatten(self, schema: Schema, data: JSON) -> tuple[list[Schema], bool]:
         out: list[Schema] = []
@@ -112,6 +146,29 @@ class _Walker:
 
 # Schemas are loaded once per process, so their ids are stable cache keys.
 _STATIC: dict[int, list[Schema]] = {}
+_CONDITIONAL: dict[tuple[object, ...], list[Schema]] = {}
+_KEYS: dict[int, tuple[str, ...] | None] = {}
+_ABSENT = object()
+
+
+def _condition_keys(key: int, walker: _Walker, schema: Schema) -> tuple[str, ...] | None:
+    """The properties a schema's conditions read; None when a condition is not that simple."""
+    if key not in _KEYS:
+        names: set[str] = set()
+        simple = True
+        for condition in walker.conditions(schema):
+            props = condition.get("properties", {})
+            if not set(condition) <= {"properties", "required"} or any(
+                not set(sub) <= {"const", "enum"} for sub in props.values()
+            ):
+                simple = False
+                break
+            names.update(props)
+            names.update(condition.get("required", ()))
+        _KEYS[key] = tuple(sorted(names)) if simple else None
+    return _KEYS[key]
+
+
 _SHAPES: dict[
     tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]
 ] = {}
