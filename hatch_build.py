@@ -15,6 +15,18 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
+def _load_tune(root: Path) -> Any:
+    """`evallint.codegen.tune`, loaded by path: the package is not installed while it builds."""
+    import importlib.util
+
+    path = root / "src" / "evallint" / "codegen.py"
+    spec = importlib.util.spec_from_file_location("_evallint_codegen", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tune
+
+
 class _Refuse(dict):  # type: ignore[type-arg]
     """Every URI scheme refused: our schemas have no remote refs, and must never fetch one."""
 
@@ -37,6 +49,7 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
         import fastjsonschema
 
         schema_root = Path(self.root) / "schema"
+        tune = _load_tune(Path(self.root))
         out = Path(tempfile.mkdtemp(prefix="evallint-compiled-"))
         (out / "__init__.py").write_text('"""Generated validators; see hatch_build.py."""\n')
         build_data["force_include"][str(out / "__init__.py")] = "evallint/_compiled/__init__.py"
@@ -49,6 +62,7 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
             code = fastjsonschema.compile_to_code(
                 json.loads(raw), handlers=_Refuse(), use_default=False, fast_fail=False
             )
+            code = tune(code)
             entry = re.search(r"^def (\w+)\(", code, re.M)
             assert entry is not None, name
             stamp = hashlib.sha256(raw).hexdigest()

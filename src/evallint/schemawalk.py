@@ -51,22 +51,19 @@ class _Walker:
                         self.walk(items, item, (*pointer, i))
 
     def walk_object(self, flat: list[Schema], data: dict[str, JSON], pointer: Pointer) -> None:
-        known, closed, patterns, extra = _shape(tuple(id(s) for s in flat), flat)
+        shape = _shape(tuple(id(s) for s in flat), flat)
+        known, patterns = shape.known, shape.patterns
         unknown = [k for k in data if k not in known and not any(p.search(k) for p in patterns)]
-        if unknown and (closed or not extra):
-            self.found.append(ObjectKeys(pointer, known, closed, tuple(unknown)))
+        if unknown and (shape.closed or not shape.extra):
+            self.found.append(ObjectKeys(pointer, known, shape.closed, tuple(unknown)))
         for key, value in data.items():
             if not isinstance(value, dict | list):
                 continue
-            subs = [s["properties"][key] for s in flat if key in s.get("properties", {})]
-            subs += [
-                sub
-                for s in flat
-                for pat, sub in s.get("patternProperties", {}).items()
-                if re.search(pat, key)
-            ]
+            subs = shape.properties.get(key, [])
+            if patterns:
+                subs = subs + [sub for pat, sub in shape.pattern_subs if pat.search(key)]
             if not subs and key not in known:
-                subs = list(extra)
+                subs = list(shape.extra)
             if subs:
                 self.walk(subs, value, (*pointer, key))
 
@@ -169,26 +166,44 @@ def _condition_keys(key: int, walker: _Walker, schema: Schema) -> tuple[str, ...
     return _KEYS[key]
 
 
-_SHAPES: dict[
-    tuple[int, ...], tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]
-] = {}
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a set of applicable schemas says about an object's keys, worked out once."""
+
+    known: frozenset[str]
+    closed: bool
+    patterns: tuple[re.Pattern[str], ...]
+    extra: tuple[Schema, ...]  # additionalProperties schemas
+    properties: dict[str, list[Schema]]  # key -> every subschema `properties` gives it
+    pattern_subs: tuple[tuple[re.Pattern[str], Schema], ...]
 
 
-def _shape(
-    key: tuple[int, ...], flat: list[Schema]
-) -> tuple[frozenset[str], bool, tuple[re.Pattern[str], ...], tuple[Schema, ...]]:
+_SHAPES: dict[tuple[int, ...], _Shape] = {}
+
+
+def _shape(key: tuple[int, ...], flat: list[Schema]) -> _Shape:
     # Schemas are loaded once per process, so their ids are stable cache keys.
     shape = _SHAPES.get(key)
     if shape is None:
-        known = frozenset(k for s in flat for k in s.get("properties", {}))
-        closed = any(s.get("additionalProperties") is False for s in flat)
-        patterns = tuple(re.compile(p) for s in flat for p in s.get("patternProperties", {}))
-        extra = tuple(
-            s["additionalProperties"]
-            for s in flat
-            if isinstance(s.get("additionalProperties"), dict)
+        properties: dict[str, list[Schema]] = {}
+        for s in flat:
+            for name, sub in s.get("properties", {}).items():
+                properties.setdefault(name, []).append(sub)
+        pattern_subs = tuple(
+            (re.compile(p), sub) for s in flat for p, sub in s.get("patternProperties", {}).items()
         )
-        shape = _SHAPES[key] = (known, closed, patterns, extra)
+        shape = _SHAPES[key] = _Shape(
+            known=frozenset(properties),
+            closed=any(s.get("additionalProperties") is False for s in flat),
+            patterns=tuple(p for p, _ in pattern_subs),
+            extra=tuple(
+                s["additionalProperties"]
+                for s in flat
+                if isinstance(s.get("additionalProperties"), dict)
+            ),
+            properties=properties,
+            pattern_subs=pattern_subs,
+        )
     return shape
 
 

@@ -1,0 +1,49 @@
+"""The generated-code tuning keeps fastjsonschema's behaviour and drops its frame copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import fastjsonschema
+import pytest
+
+from evallint.codegen import tune
+from evallint.schemas import NO_NETWORK, compile_schema, schema_names, validate
+
+ITEMS_BY_REF: dict[str, Any] = {
+    "definitions": {"row": {"type": "object", "required": ["id"]}},
+    "type": "object",
+    "properties": {"rows": {"type": "array", "items": {"$ref": "#/definitions/row"}}},
+}
+
+
+def _errors(check: Any, data: Any) -> list[tuple[str, str]]:
+    try:
+        check(data)
+    except fastjsonschema.JsonSchemaValuesException as exc:
+        return [(e.name, e.message) for e in exc.errors]
+    return []
+
+
+def test_tuned_code_has_no_locals_copy() -> None:
+    code = fastjsonschema.compile_to_code(ITEMS_BY_REF, handlers=NO_NETWORK, fast_fail=False)
+    assert "format(**locals())" in code
+    assert "locals()" not in tune(code)
+
+
+def test_tuned_validator_names_the_same_paths() -> None:
+    data = {"rows": [{"id": 1}, {}, {"x": 2}]}
+    upstream = fastjsonschema.compile(ITEMS_BY_REF, handlers=NO_NETWORK, fast_fail=False)
+    ours = compile_schema(ITEMS_BY_REF)
+    assert _errors(ours, data) == _errors(upstream, data)
+    assert [name for name, _ in _errors(ours, data)] == ["data.rows[1]", "data.rows[2]"]
+
+
+def test_braces_that_are_not_placeholders_are_left_alone() -> None:
+    code = 'x = "a{b}c{{".format(**locals())\ny = "p[{i}]".format(**locals())\n'
+    assert tune(code) == 'x = "a{b}c{{".format(**locals())\ny = f"p[{i}]"\n'
+
+
+@pytest.mark.parametrize("name", schema_names())
+def test_every_bundled_schema_compiles_tuned(name: str) -> None:
+    assert validate(name, {}) is not None
