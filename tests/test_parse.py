@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 
+from conftest import shared_or_skip
 from evallint.model import Span
 from evallint.parse import decode, parse
-from evallint.parse.jsonload import load_json, load_jsonl
+from evallint.parse.jsonload import _skip, _Walker, load_json, load_jsonl, seeking_map
+from evallint.parse.positions import LineIndex
 from evallint.parse.yamlload import load_yaml
 
 
@@ -165,3 +167,42 @@ def test_suggestions() -> None:
     assert suggest("tnoe", ["tone"]) == "tone"
     assert suggest("privacy_tier", ["input", "criteria", "expected"]) is None
     assert suggest("ab", ["ac"]) is None
+
+
+def _full_map(text: str) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    walker = _Walker(text, LineIndex(text))
+    walker.value(_skip(text, 0), ())
+    return dict(walker.smap.values), dict(walker.smap.keys)
+
+
+SEEK_CASES = [
+    '{"a": [1, {"b": "x\\"}"}, [ ]], "c" : {}, "d": -1.5e3, "é": "ü"}',
+    '\r\n\t[ {"k":\ttrue}, null,\n  "s" ,{"deep": [[[0]]]} ]\n',
+    '"just a string"',
+]
+
+
+def test_seeking_map_finds_what_the_full_walk_finds() -> None:
+    for text in SEEK_CASES:
+        values, keys = _full_map(text)
+        lazy = seeking_map(text)
+        assert {p: lazy.values[p] for p in values} == values, text
+        assert {p: lazy.keys[p] for p in keys} == keys, text
+
+
+def test_seeking_map_misses_are_misses() -> None:
+    lazy = seeking_map('{"a": [1, 2], "b": {"c": null}}')
+    assert lazy.values.get(("a", 2)) is None
+    assert lazy.values.get(("b", "x", "y")) is None
+    assert lazy.values.get(("a", "0")) is None  # a key into a list
+    assert lazy.locate(("b", "c", "zz")) == Span(1, 26, 1, 30)
+
+
+def test_seeking_map_on_real_records() -> None:
+    root = shared_or_skip("corpus", "eee", "datastore-v0.2.0")
+    for path in sorted(root.rglob("*.json"))[:200]:
+        text = path.read_text(encoding="utf-8")
+        values, keys = _full_map(text)
+        lazy = seeking_map(text)
+        assert all(lazy.values[p] == s for p, s in values.items()), path
+        assert all(lazy.keys[p] == s for p, s in keys.items()), path

@@ -81,10 +81,14 @@ def _walk_dir(path: Path, root: Path, in_git: bool) -> list[str]:
 
 
 def _walk_fs(path: Path, root: Path) -> list[str]:
-    found = []
-    for folder, dirs, files in os.walk(path):
+    found: list[str] = []
+    base = display_path(path, root)
+    start = str(path)
+    for folder, dirs, files in os.walk(start):
         # Hidden folders (.git, .venv, ...) are tooling, not eval files; links are not followed.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            found.append(display_path(Path(folder) / name, root))
+        # Strings, not Paths: a Path per file costs more than the walk itself on a datastore.
+        sub = folder[len(start) :].lstrip(os.sep).replace(os.sep, "/")
+        prefix = "/".join(p for p in (base if base != "." else "", sub) if p)
+        found.extend(f"{prefix}/{name}" if prefix else name for name in files)
     return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
@@ -54,7 +55,11 @@ def load_json(text: str, *, record: bool = False) -> Loaded:
         return Loaded(None, False, (Problem(Span(1, 1, 1, 2), "nesting too deep"),), None)
     smap = None
     problems: tuple[Problem, ...] = ()
-    if record or flags.suspect:
+    if record and not flags.suspect:
+        # Positions for findings: seek just the pointers asked for; duplicate keys (suspect)
+        # need the full walk, which also reports them.
+        smap = seeking_map(text)
+    elif record or flags.suspect:
         walker = _Walker(text, LineIndex(text))
         walker.value(_skip(text, 0), ())
         smap, problems = walker.smap, tuple(walker.problems)
@@ -102,6 +107,92 @@ def _skip(text: str, i: int) -> int:
     while i < n and text[i] in _WS:
         i += 1
     return i
+
+
+def seeking_map(text: str) -> SourceMap:
+    """A source map of valid, duplicate-free JSON that finds each span on first use."""
+    seeker = _Seeker(text, LineIndex(text))
+    return SourceMap(seeker.index, _Lazy(seeker, 0), _Lazy(seeker, 1))
+
+
+class _Lazy(MutableMapping[Pointer, Span]):
+    """Value spans (part 0) or key spans (part 1), sought on demand; iterates what was found."""
+
+    def __init__(self, seeker: _Seeker, part: int) -> None:
+        self.seeker, self.part = seeker, part
+        self.found: dict[Pointer, Span] = {}
+
+    def __getitem__(self, pointer: Pointer) -> Span:
+        span = self.found.get(pointer)
+        if span is None:
+            offsets = self.seeker.seek(pointer)
+            if offsets is None or offsets[self.part] is None:
+                raise KeyError(pointer)
+            start, end = offsets[self.part]  # type: ignore[misc]
+            span = self.found[pointer] = self.seeker.index.span(start, end)
+        return span
+
+    def __setitem__(self, pointer: Pointer, span: Span) -> None:
+        self.found[pointer] = span
+
+    def __delitem__(self, pointer: Pointer) -> None:
+        del self.found[pointer]
+
+    def __iter__(self) -> Iterator[Pointer]:
+        return iter(self.found)
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+
+Offsets = tuple[tuple[int, int], tuple[int, int] | None]  # value (start, end), key or None
+
+
+class _Seeker:
+    """Finds one pointer's offsets by descending the text, skipping every sibling value with the
+    C scanner json.loads uses. A finding costs the bytes before it, not a walk of the file."""
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text, self.index = text, index
+        self.scan: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+        start = _skip(text, 0)
+        self.memo: dict[Pointer, Offsets | None] = {(): ((start, self._end(start)), None)}
+
+    def _end(self, i: int) -> int:
+        end: int = self.scan(self.text, i)[1]
+        return end
+
+    def seek(self, pointer: Pointer) -> Offsets | None:
+        if pointer in self.memo:
+            return self.memo[pointer]
+        parent = self.seek(pointer[:-1])
+        found = None if parent is None else self._child(parent[0][0], pointer[-1])
+        self.memo[pointer] = found
+        return found
+
+    def _child(self, i: int, part: str | int) -> Offsets | None:
+        text = self.text
+        opener = text[i]
+        if opener not in "{[" or (opener == "{") != isinstance(part, str):
+            return None
+        i, count = _skip(text, i + 1), 0
+        while text[i] not in "]}":
+            key = None
+            if opener == "{":
+                name, after = scanstring(text, i + 1)
+                key = (i, after)
+                i = _skip(text, _skip(text, after) + 1)  # past the colon
+                hit = name == part
+            else:
+                hit = count == part
+            end = self._end(i)
+            if hit:
+                return (i, end), key
+            count += 1
+            i = _skip(text, end)
+            if text[i] == ",":
+                i = _skip(text, i + 1)
+        return None
 
 
 class _Walker:

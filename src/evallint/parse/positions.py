@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 from evallint.model import Pointer, Span
@@ -47,8 +48,9 @@ class SourceMap:
     """Spans by pointer, for values and for the keys that lead to them."""
 
     lines: LineIndex
-    values: dict[Pointer, Span] = field(default_factory=dict)
-    keys: dict[Pointer, Span] = field(default_factory=dict)
+    # Mappings, not dicts: JSON fills them lazily, finding only the spans a finding asks for.
+    values: MutableMapping[Pointer, Span] = field(default_factory=dict)
+    keys: MutableMapping[Pointer, Span] = field(default_factory=dict)
     # Raw text of unquoted YAML scalars that YAML typed as something other than a string.
     plain: dict[Pointer, str] = field(default_factory=dict)
 
