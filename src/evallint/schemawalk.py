@@ -53,9 +53,10 @@ class _Walker:
     def walk_object(self, flat: list[Schema], data: dict[str, JSON], pointer: Pointer) -> None:
         shape = _shape(tuple(id(s) for s in flat), flat)
         known, patterns = shape.known, shape.patterns
-        unknown = [k for k in data if k not in known and not any(p.search(k) for p in patterns)]
-        if unknown and (shape.closed or not shape.extra):
-            self.found.append(ObjectKeys(pointer, known, shape.closed, tuple(unknown)))
+        if shape.closed or not shape.extra:  # else any key is welcome: nothing to report
+            unknown = [k for k in data if k not in known and not any(p.search(k) for p in patterns)]
+            if unknown:
+                self.found.append(ObjectKeys(pointer, known, shape.closed, tuple(unknown)))
         for key, value in data.items():
             if not isinstance(value, dict | list):
                 continue

@@ -48,7 +48,10 @@ def choose(
             discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
         )
         return Selection(discover.checkable(safe), tree, skipped, baseline)
-    whole = not paths and cwd == root
+    # `check` and `check .` at the root both list the whole tree once, not twice.
+    whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths) and (
+        bool(paths) or cwd == root
+    )
     safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
     tree = listed if whole else discover.listing(root, in_git, config)
