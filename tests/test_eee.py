@@ -8,6 +8,7 @@ import json
 import jsonschema
 
 from conftest import found, shared_or_skip
+from evallint.config import Config
 from evallint.formats.eee import CHECKED
 
 RECORD_PATH = "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
@@ -112,6 +113,18 @@ def test_instance_records_are_checked_line_by_line() -> None:
         (2, 125, "schema-violation", "expected string, got integer 7"),
         (2, 261, "schema-violation", "missing required key 'is_correct'"),
     ]
+
+
+def test_identical_problems_are_capped_per_file_and_counted() -> None:
+    bad = json.dumps({**SAMPLE, "interaction_type": "single"})
+    got = found("data/records.jsonl", "\n".join([bad] * 25) + "\n")
+    message = "'single' is not one of 'single_turn', 'multi_turn', 'agentic'"
+    assert [g[:3] for g in got] == [(n, 150, "schema-violation") for n in range(1, 11)]
+    assert [g[3] for g in got] == [message] * 9 + [
+        f"{message} (15 more like this in this file not shown)"
+    ]
+    everything = found("data/records.jsonl", "\n".join([bad] * 25) + "\n", Config(max_repeats=0))
+    assert len(everything) == 25
 
 
 def test_unknown_instance_versions_are_capped() -> None:

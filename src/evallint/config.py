@@ -50,6 +50,7 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     max_file_size: int = 10 * MiB
+    max_repeats: int = 10  # identical problems shown per file; the rest are counted (0: all)
     template_variables: tuple[str, ...] = TEMPLATE_VARIABLES
     validation_max_age_days: int = 90
     # kind -> more fields that cannot change a score (added to the built-in list)
@@ -143,6 +144,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
         max_file_size=table.get("max-file-size", 10 * MiB),
+        max_repeats=table.get("max-repeats", 10),
         template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
         validation_max_age_days=table.get("validation-max-age-days", 90),
         non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},

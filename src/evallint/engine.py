@@ -226,8 +226,31 @@ def check_entry(
             continue
         if cross_file and not rule.cross_file:
             continue
-        out.extend(place(doc, f, rule.id, level, ctx.project) for f in rule.check(doc, ctx))
+        found = capped(rule.check(doc, ctx), ctx.config.max_repeats)
+        out.extend(place(doc, f, rule.id, level, ctx.project) for f in found)
     return [d for d in out if not suppressed(doc, d)]
+
+
+def capped(findings: Iterable[Finding], limit: int) -> list[Finding]:
+    """The first `limit` findings of each message; the last one shown counts the rest.
+
+    A million-record JSONL file with one systematic mistake would otherwise print a million
+    lines. The rest are counted, never placed: positions are the costly part.
+    """
+    shown: list[Finding] = []
+    seen: dict[str, int] = {}
+    for f in findings:
+        n = seen[f.message] = seen.get(f.message, 0) + 1
+        if not limit or n <= limit:
+            shown.append(f)
+    if limit:
+        last = {f.message: i for i, f in enumerate(shown)}
+        for message, n in seen.items():
+            if n > limit:
+                i = last[message]
+                more = f"{message} ({n - limit:,} more like this in this file not shown)"
+                shown[i] = replace(shown[i], message=more)
+    return shown
 
 
 _IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
