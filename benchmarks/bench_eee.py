@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import sys
 import tempfile
@@ -66,23 +67,14 @@ def instances(records: int) -> None:
         with path.open("w") as out:
             for i in range(records):
                 out.write(json.dumps({**SAMPLE, "sample_id": str(i)}) + "\n")
-        import subprocess
-
-        probe = subprocess.run(
-            [*evallint_cmd(), "check", "--format", "json", "records.jsonl"],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if json.loads(probe.stdout or "{}").get("files_checked") != 1:
-            size = path.stat().st_size / 1e6
-            print(
-                f"{records:,} instance records ({size:.0f} MB): not checked; the file is over "
-                "max-file-size, and streaming validation of JSONL is not built yet"
-            )
-            return
+        size = path.stat().st_size
+        # Instance files are not streamed yet: a file over max-file-size is skipped, so the
+        # limit is raised here and the peak memory printed beside the rate, to keep that honest.
+        (Path(tmp) / ".evallint.toml").write_text(f"max-file-size = {size * 2}\n")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         ours, _ = timed([*evallint_cmd(), "check", "records.jsonl"], Path(tmp))
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        memory = f"peak memory {peak / 1024:,.0f} MB" if peak > before else "peak memory unchanged"
         started = time.perf_counter()
         with path.open("rb") as f:
             for line in f:
@@ -90,7 +82,8 @@ def instances(records: int) -> None:
         floor = time.perf_counter() - started
         print(
             f"{records:,} instance records: evallint {records / ours:,.0f} records/s "
-            f"({ours:.2f} s); json.loads per line {records / floor:,.0f} records/s"
+            f"({ours:.2f} s, {size / 1e6:,.0f} MB file, {memory}, read whole, not streamed); "
+            f"json.loads per line {records / floor:,.0f} records/s"
         )
 
 
