@@ -316,3 +316,21 @@ def test_readme_configuration_example_is_valid() -> None:
     assert example is not None
     config = from_table(tomllib.loads(example.group(1)), "README.md")
     assert config.non_score_fields == {"rubric": ("owner", "reviewed_by")}
+
+
+def test_forked_workers_report_what_one_process_reports(run: Run, tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "examples", root)
+    (root / "rubrics" / "broken.yaml").write_text(
+        "id: broken\nversion: 1.0\n"
+        "checks: [{kind: llm_judge, id: j, judge_prompt_ref: judge/nope}]\n"
+        "scoring: {combine: all_pas}\n"
+    )
+    serial = run("check", "--format", "json", "--jobs", "1", cwd=root)
+    forked = run("check", "--format", "json", "--jobs", "3", cwd=root)
+    assert serial[0] == forked[0] == 1
+    assert json.loads(serial[1])["diagnostics"] == json.loads(forked[1])["diagnostics"]
+    assert len(json.loads(forked[1])["diagnostics"]) >= 3
+    assert run("check", "--jobs", "0", cwd=root)[0] == 2

@@ -31,6 +31,12 @@ def _date(text: str) -> datetime.date:
         raise argparse.ArgumentTypeError(f"not a date as YYYY-MM-DD: {text!r}") from None
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
+    return int(text)
+
+
 def today(explicit: datetime.date | None, environ: Mapping[str, str]) -> datetime.date:
     """--today, else SOURCE_DATE_EPOCH (reproducible builds' convention), else the clock."""
     if explicit is not None:
@@ -101,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_date,
         metavar="YYYY-MM-DD",
         help="the date for date-based rules (default: SOURCE_DATE_EPOCH, else today)",
+    )
+    check.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="processes for the per-file checks (default: every core, from 1,000 files)",
     )
     check.add_argument(
         "--eee-version",
@@ -188,6 +200,7 @@ def run_check(args: argparse.Namespace) -> int:
         tree=chosen.tree,
         today=today(args.today, os.environ),
         baseline=chosen.baseline,
+        jobs=args.jobs,
     )
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     fmt = args.format

@@ -131,11 +131,13 @@ def lint(
     today: datetime.date | None = None,
     baseline: Baseline | None = None,
     rules: Sequence[Rule] = ALL_RULES,
+    jobs: int | None = None,
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
     With a `baseline`, version rules compare with the base, and in files outside `paths` only
-    the cross-file findings the change caused are reported.
+    the cross-file findings the change caused are reported. `jobs`: processes for the per-file
+    checks (None: every core, for runs of PARALLEL_FROM files or more).
     """
     started = time.perf_counter()
     tree = list(tree)
@@ -154,8 +156,7 @@ def lint(
     indexed = index.build(entries, tree, source, config, also=also)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
-    for entry in entries:
-        run.diagnostics += check_entry(entry, _context(entry, run, head, base), run.active)
+    run.diagnostics += _check_all(entries, run, head, base, jobs)
     for entry in indexed.affected:
         found = check_entry(entry, _context(entry, run, head, base), run.active, cross_file=True)
         if base is not None:
@@ -182,6 +183,60 @@ def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:
         else:
             entries.append(found)
     return entries
+
+
+PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
+
+# What forked workers check: set just before the fork, inherited, never pickled.
+_JOB: tuple[list[Entry], Run, Project, Project | None] | None = None
+
+
+def _check_all(
+    entries: list[Entry], run: Run, head: Project, base: Project | None, jobs: int | None
+) -> list[Diagnostic]:
+    """Every file's own diagnostics; forked workers split the files when that pays.
+
+    Workers are forked (never spawned), so they share the parsed files and the index without
+    copying or pickling them; only their diagnostics come back. Where fork is not available the
+    run is serial, with the same result.
+    """
+    global _JOB
+    count = _workers(len(entries), jobs)
+    if count < 2:
+        return _check_slice((0, 1), (entries, run, head, base))
+    import multiprocessing
+
+    _JOB = (entries, run, head, base)
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            parts = pool.map(_check_slice, [(i, count) for i in range(count)])
+    finally:
+        _JOB = None
+    return [d for part in parts for d in part]
+
+
+def _workers(files: int, jobs: int | None) -> int:
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if jobs is None:
+        return (os.cpu_count() or 1) if files >= PARALLEL_FROM else 1
+    return max(1, min(jobs, files))
+
+
+def _check_slice(
+    part: tuple[int, int],
+    job: tuple[list[Entry], Run, Project, Project | None] | None = None,
+) -> list[Diagnostic]:
+    entries, run, head, base = job or _JOB  # type: ignore[misc]
+    first, step = part
+    return [
+        d
+        for entry in entries[first::step]
+        for d in check_entry(entry, _context(entry, run, head, base), run.active)
+    ]
 
 
 def base_project(head: Project, baseline: Baseline) -> Project:
