@@ -16,8 +16,10 @@ from evallint.parse import parse
 from evallint.schemas import (
     NO_NETWORK,
     compile_schema,
+    fast_verdict,
     load_schema,
     schema_dir,
+    schema_names,
     validate,
     validator,
 )
@@ -258,3 +260,56 @@ def test_both_engines_agree_on_every_document_of_every_kind() -> None:
         assert ours == reference.is_valid(entry.doc.data), (path, name)
         compared += 1
     assert compared >= 20  # 26 from the project alone; hundreds more with the corpora
+
+
+def _fastjsonschema_verdict(name: str, data: Any) -> bool:
+    import fastjsonschema
+
+    try:
+        validator(name)(data)
+    except fastjsonschema.JsonSchemaValuesException:
+        return False
+    return True
+
+
+def _named_documents() -> Iterator[tuple[str, str, Any]]:
+    """(where, schema name, data) for every document and record the suite and corpora hold."""
+    from conftest import SHARED, DictSource
+    from evallint.config import Config
+    from evallint.load import read_entry
+    from evallint.project import Entry
+
+    docs = dict(_documents())
+    source = DictSource(docs)
+    for path in docs:
+        entry = read_entry(path, source, Config())
+        if isinstance(entry, Entry) and entry.doc.ok:
+            records = entry.doc.data if entry.kind.per_record else [entry.doc.data]
+            for record in records if isinstance(records, list) else []:
+                name = entry.kind.schema_for(record)
+                if name is not None:
+                    yield path, name, record
+    eee = SHARED / "corpus" / "eee"
+    for path in sorted(eee.rglob("*.json")) if eee.is_dir() else []:
+        if path.is_file() and "schema" not in path.parts:
+            data = json.loads(path.read_bytes())
+            version = data.get("schema_version") if isinstance(data, dict) else None
+            for name in {f"eee/eval_{version}", "eee/eval_0.3.0"} & set(schema_names()):
+                yield str(path), name, data
+    for path in sorted(p for p in eee.rglob("*.jsonl") if p.is_file()) if eee.is_dir() else []:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            record = json.loads(line) if line.strip() else None
+            for version in ("0.2.0", "0.3.0") if isinstance(record, dict) else ():
+                yield f"{path}:{n}", f"eee/instance_{version}", record
+
+
+def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None:
+    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    compared = invalid = 0
+    for where, name, data in _named_documents():
+        quick = fast_verdict(name)
+        assert quick is not None
+        verdict = _fastjsonschema_verdict(name, data)
+        assert quick(data) == verdict, (where, name)
+        compared, invalid = compared + 1, invalid + (not verdict)
+    assert compared >= 30 and invalid >= 5
