@@ -40,18 +40,27 @@ class _Walker:
         self.found: list[ObjectKeys] = []
 
     def walk(self, schemas: list[Schema], data: JSON, pointer: Pointer) -> None:
-        flat = [s for schema in schemas for s in self.applicable(schema, data)]
+        shape, items = self.plan(schemas, data)
         if isinstance(data, dict):
-            self.walk_object(flat, data, pointer)
-        elif isinstance(data, list):
-            items = [s["items"] for s in flat if isinstance(s.get("items"), dict)]
-            if items:
-                for i, item in enumerate(data):
-                    if isinstance(item, dict | list):
-                        self.walk(items, item, (*pointer, i))
+            self.walk_object(shape, data, pointer)
+        elif isinstance(data, list) and items:
+            for i, item in enumerate(data):
+                if isinstance(item, dict | list):
+                    self.walk(items, item, (*pointer, i))
 
-    def walk_object(self, flat: list[Schema], data: dict[str, JSON], pointer: Pointer) -> None:
-        shape = _shape(tuple(id(s) for s in flat), flat)
+    def plan(self, schemas: list[Schema], data: JSON) -> tuple[_Shape, list[Schema]]:
+        """The shape and item schemas of `schemas` here; kept when no condition is involved."""
+        key = tuple([id(s) for s in schemas])
+        plan = _PLANS.get(key)
+        if plan is None:
+            flat = [s for schema in schemas for s in self.applicable(schema, data)]
+            items = [s["items"] for s in flat if isinstance(s.get("items"), dict)]
+            plan = (_shape(tuple(id(s) for s in flat), flat), items)
+            if all(id(s) in _STATIC for s in schemas):
+                _PLANS[key] = plan
+        return plan
+
+    def walk_object(self, shape: _Shape, data: dict[str, JSON], pointer: Pointer) -> None:
         known, patterns = shape.known, shape.patterns
         if shape.closed or not shape.extra:  # else any key is welcome: nothing to report
             unknown = [k for k in data if k not in known and not any(p.search(k) for p in patterns)]
@@ -145,6 +154,7 @@ class _Walker:
 # Schemas are loaded once per process, so their ids are stable cache keys.
 _STATIC: dict[int, list[Schema]] = {}
 _CONDITIONAL: dict[tuple[object, ...], list[Schema]] = {}
+_PLANS: dict[tuple[int, ...], tuple[_Shape, list[Schema]]] = {}
 _KEYS: dict[int, tuple[str, ...] | None] = {}
 _ABSENT = object()
 
