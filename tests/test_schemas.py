@@ -279,6 +279,8 @@ def _named_documents() -> Iterator[tuple[str, str, Any]]:
     from evallint.load import read_entry
     from evallint.project import Entry
 
+    for name, text in _variants():
+        yield f"variant of {name}", name, parse("x.yaml", text.encode(), "yaml").data
     docs = dict(_documents())
     source = DictSource(docs)
     for path in docs:
