@@ -254,6 +254,31 @@ def generation_config() -> S:
     }
 
 
+def source_metadata() -> S:
+    """Who published the results: the same in every aggregate version."""
+    return {
+        "type": "object",
+        "description": "Who published the results.",
+        "required": ["source_type", "source_organization_name", "evaluator_relationship"],
+        "properties": {
+            "source_name": t("string", "Leaderboard or platform name."),
+            "source_type": {
+                "type": "string",
+                "description": "Kind of source.",
+                "enum": ["documentation", "evaluation_run"],
+            },
+            "source_organization_name": t("string", "Organisation."),
+            "source_organization_url": t("string", "Its web site."),
+            "source_organization_logo_url": t("string", "Its logo."),
+            "evaluator_relationship": {
+                "type": "string",
+                "description": "Evaluator vs model maker.",
+                "enum": ["first_party", "third_party", "collaborative", "other"],
+            },
+        },
+    }
+
+
 def v0_2_0() -> S:
     result: S = {
         "type": "object",
@@ -304,27 +329,7 @@ def v0_2_0() -> S:
             "evaluation_id": t("string", "Id of this evaluation run."),
             "evaluation_timestamp": t("string", "When the evaluation ran."),
             "retrieved_timestamp": t("string", "When this record was made (Unix time)."),
-            "source_metadata": {
-                "type": "object",
-                "description": "Who published the results.",
-                "required": ["source_type", "source_organization_name", "evaluator_relationship"],
-                "properties": {
-                    "source_name": t("string", "Leaderboard or platform name."),
-                    "source_type": {
-                        "type": "string",
-                        "description": "Kind of source.",
-                        "enum": ["documentation", "evaluation_run"],
-                    },
-                    "source_organization_name": t("string", "Organisation."),
-                    "source_organization_url": t("string", "Its web site."),
-                    "source_organization_logo_url": t("string", "Its logo."),
-                    "evaluator_relationship": {
-                        "type": "string",
-                        "description": "Evaluator vs model maker.",
-                        "enum": ["first_party", "third_party", "collaborative", "other"],
-                    },
-                },
-            },
+            "source_metadata": source_metadata(),
             "model_info": ref("model_info"),
             "evaluation_results": {"type": "array", "description": "The results.", "items": result},
             "detailed_evaluation_results": {
@@ -588,27 +593,7 @@ def v0_1_0() -> S:
                     },
                 ],
             },
-            "source_metadata": {
-                "type": "object",
-                "description": "Who published the results.",
-                "required": ["source_type", "source_organization_name", "evaluator_relationship"],
-                "properties": {
-                    "source_name": t("string", "Leaderboard or platform name."),
-                    "source_type": {
-                        "type": "string",
-                        "description": "Kind of source.",
-                        "enum": ["documentation", "evaluation_run"],
-                    },
-                    "source_organization_name": t("string", "Organisation."),
-                    "source_organization_url": t("string", "Its web site."),
-                    "source_organization_logo_url": t("string", "Its logo."),
-                    "evaluator_relationship": {
-                        "type": "string",
-                        "description": "Evaluator vs model maker.",
-                        "enum": ["first_party", "third_party", "collaborative", "other"],
-                    },
-                },
-            },
+            "source_metadata": source_metadata(),
             "model_info": {
                 "type": "object",
                 "description": "The model that was evaluated.",
