@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 import jsonschema
 
@@ -11,7 +13,24 @@ from conftest import found, shared_or_skip
 from evallint.config import Config
 from evallint.formats.eee import CHECKED
 
+Run = Callable[..., tuple[int, str, str]]
+Tree = Callable[[dict[str, str | bytes]], Path]
+
 RECORD_PATH = "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
+
+# The smallest record 0.2.0 accepts; 0.2.1 and later require more.
+MINIMAL_0_2_0 = {
+    "schema_version": "0.2.0",
+    "evaluation_id": "e",
+    "retrieved_timestamp": "1",
+    "source_metadata": {
+        "source_type": "documentation",
+        "source_organization_name": "o",
+        "evaluator_relationship": "third_party",
+    },
+    "model_info": {"name": "m", "id": "acme/m"},
+    "evaluation_results": [],
+}
 
 
 def test_unknown_and_missing_versions() -> None:
@@ -33,18 +52,7 @@ def test_unknown_and_missing_versions() -> None:
 
 
 def test_each_record_is_checked_against_its_declared_version() -> None:
-    record = {
-        "schema_version": "0.2.0",
-        "evaluation_id": "e",
-        "retrieved_timestamp": "1",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "o",
-            "evaluator_relationship": "third_party",
-        },
-        "model_info": {"name": "m", "id": "acme/m"},
-        "evaluation_results": [],
-    }
+    record = MINIMAL_0_2_0
     assert found(RECORD_PATH, json.dumps(record, indent=1)) == []
     newer = {**record, "schema_version": "0.2.1"}  # 0.2.1 requires eval_library
     assert [f[3] for f in found(RECORD_PATH, json.dumps(newer, indent=1))] == [
@@ -227,23 +235,12 @@ def test_legacy_sample_hash_recipes_are_named() -> None:
     assert got and got[0][4].endswith("it matches the inspect (raw + references) recipe")
 
 
-def test_eee_version_shows_what_an_upgrade_would_break(run: object, tree: object) -> None:
-    record = {
-        "schema_version": "0.2.0",
-        "evaluation_id": "e",
-        "retrieved_timestamp": "1",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "o",
-            "evaluator_relationship": "third_party",
-        },
-        "model_info": {"name": "m", "id": "acme/m"},
-        "evaluation_results": [],
-    }
-    root = tree({RECORD_PATH: json.dumps(record)})  # type: ignore[operator]
-    code, out, _ = run("check", cwd=root)  # type: ignore[operator]
+def test_eee_version_shows_what_an_upgrade_would_break(run: Run, tree: Tree) -> None:
+    record = MINIMAL_0_2_0
+    root = tree({RECORD_PATH: json.dumps(record)})
+    code, out, _ = run("check", cwd=root)
     assert code == 0
-    code, out, _ = run("check", "--eee-version", "0.3.0", cwd=root)  # type: ignore[operator]
+    code, out, _ = run("check", "--eee-version", "0.3.0", cwd=root)
     assert code == 1
     assert "missing required key 'eval_library'" in out
     assert "missing required key 'additional_details'" in out
