@@ -7,7 +7,6 @@ sha256 of the schema it came from; `evallint.schemas` uses one only when the sta
 from __future__ import annotations
 
 import hashlib
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,8 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
-def _load_tune(root: Path) -> Any:
-    """`evallint.codegen.tune`, loaded by path: the package is not installed while it builds."""
+def _load_codegen(root: Path) -> Any:
+    """`evallint.codegen`, loaded by path: the package is not installed while it builds."""
     import importlib.util
 
     path = root / "src" / "evallint" / "codegen.py"
@@ -24,7 +23,7 @@ def _load_tune(root: Path) -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.tune
+    return module
 
 
 class _Refuse(dict):  # type: ignore[type-arg]
@@ -49,24 +48,22 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
         import fastjsonschema
 
         schema_root = Path(self.root) / "schema"
-        tune = _load_tune(Path(self.root))
+        codegen = _load_codegen(Path(self.root))
         out = Path(tempfile.mkdtemp(prefix="evallint-compiled-"))
         (out / "__init__.py").write_text('"""Generated validators; see hatch_build.py."""\n')
         build_data["force_include"][str(out / "__init__.py")] = "evallint/_compiled/__init__.py"
         for path in sorted(schema_root.rglob("*.schema.json")):
             name = path.relative_to(schema_root).as_posix().removesuffix(".schema.json")
-            module = re.sub(r"[^0-9a-zA-Z_]", "_", name.replace("/", "__"))
+            module = codegen.module_name(name)
             raw = path.read_bytes()
             import json
 
             code = fastjsonschema.compile_to_code(
                 json.loads(raw), handlers=_Refuse(), use_default=False, fast_fail=False
             )
-            code = tune(code)
-            entry = re.search(r"^def (\w+)\(", code, re.M)
-            assert entry is not None, name
+            code = codegen.tune(code)
             stamp = hashlib.sha256(raw).hexdigest()
-            text = f'SCHEMA_SHA256 = "{stamp}"\n{code}\n\nVALIDATE = {entry.group(1)}\n'
+            text = f'SCHEMA_SHA256 = "{stamp}"\n{code}\n\nVALIDATE = {codegen.entry_name(code)}\n'
             target = out / f"{module}.py"
             target.write_text(text, encoding="utf-8")
             build_data["force_include"][str(target)] = f"evallint/_compiled/{module}.py"

@@ -1,4 +1,4 @@
-"""Tune the Python that fastjsonschema generates, before it is compiled.
+"""The Python that fastjsonschema generates: tuned before it is compiled, and named.
 
 Standalone (standard library only) so the wheel build hook can load it by path.
 
@@ -20,7 +20,8 @@ _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 def _as_fstring(match: re.Match[str]) -> str:
     body = match.group(1)
     # Only strings whose every brace is a plain `{name}` placeholder mean the same as f-strings.
-    if "{" in _PLACEHOLDER.sub("", body) or "}" in _PLACEHOLDER.sub("", body):
+    rest = _PLACEHOLDER.sub("", body)
+    if "{" in rest or "}" in rest:
         return match.group(0)
     return f'f"{body}"'
 
@@ -28,3 +29,16 @@ def _as_fstring(match: re.Match[str]) -> str:
 def tune(code: str) -> str:
     """The same validator, without a frame copy per array item."""
     return _FORMAT_LOCALS.sub(_as_fstring, code)
+
+
+def entry_name(code: str) -> str:
+    """The validator function generated code starts with (the one to call)."""
+    found = re.search(r"^def (\w+)\(", code, re.M)
+    if found is None:
+        raise ValueError("fastjsonschema generated no validator function")
+    return found.group(1)
+
+
+def module_name(name: str) -> str:
+    """Module of a schema's pre-generated validator: `eee/eval_0.2.0` -> `eee__eval_0_2_0`."""
+    return re.sub(r"[^0-9a-zA-Z_]", "_", name.replace("/", "__"))

@@ -11,12 +11,12 @@ import functools
 import hashlib
 import importlib
 import json
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evallint.codegen import module_name
 from evallint.errors import EvallintError
 from evallint.model import JSON, Pointer
 from evallint.suggest import suggest
@@ -73,29 +73,18 @@ def load_schema(name: str) -> dict[str, Any]:
 def compile_schema(schema: dict[str, Any], *, fast_fail: bool = False) -> Validator:
     import fastjsonschema  # deferred: ~20 ms of import that a `rules` run never needs
 
-    from evallint.codegen import tune
+    from evallint.codegen import entry_name, tune
 
-    code = fastjsonschema.compile_to_code(
-        schema, handlers=NO_NETWORK, use_default=False, fast_fail=fast_fail
+    code = tune(
+        fastjsonschema.compile_to_code(
+            schema, handlers=NO_NETWORK, use_default=False, fast_fail=fast_fail
+        )
     )
-    return _entry(tune(code))
-
-
-def _entry(code: str) -> Validator:
-    """Run generated validator code (ours, from our bundled schemas) and return its entry point."""
-    entry = re.search(r"^def (\w+)\(", code, re.M)
-    if entry is None:
-        raise EvallintError("fastjsonschema generated no validator function")
     namespace: dict[str, Any] = {}
     # The code is generated from our bundled schemas, never from a linted repository.
     exec(compile(code, "<evallint schema>", "exec"), namespace)
-    validator: Validator = namespace[entry.group(1)]
+    validator: Validator = namespace[entry_name(code)]
     return validator
-
-
-def module_name(name: str) -> str:
-    """Module of a schema's pre-generated validator: `eee/eval_0.2.0` -> `eee__eval_0_2_0`."""
-    return re.sub(r"[^0-9a-zA-Z_]", "_", name.replace("/", "__"))
 
 
 def _generated(name: str) -> Validator | None:
