@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -156,7 +157,7 @@ def lint(
     indexed = index.build(entries, tree, source, config, also=also)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
-    run.diagnostics += _check_all(entries, run, head, base, jobs)
+    run.diagnostics += _check_all((entries, run, head, base), jobs)
     for entry in indexed.affected:
         found = check_entry(entry, _context(entry, run, head, base), run.active, cross_file=True)
         if base is not None:
@@ -187,13 +188,13 @@ def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:
 
 PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
 
-# What forked workers check: set just before the fork, inherited, never pickled.
-_JOB: tuple[list[Entry], Run, Project, Project | None] | None = None
+Job = tuple[list[Entry], Run, Project, Project | None]
+# What forked workers check, and how many share it: set just before the fork, inherited, never
+# pickled.
+_JOB: tuple[Job, int] | None = None
 
 
-def _check_all(
-    entries: list[Entry], run: Run, head: Project, base: Project | None, jobs: int | None
-) -> list[Diagnostic]:
+def _check_all(job: Job, jobs: int | None) -> list[Diagnostic]:
     """Every file's own diagnostics; forked workers split the files when that pays.
 
     Workers are forked (never spawned), so they share the parsed files and the index without
@@ -201,40 +202,44 @@ def _check_all(
     run is serial, with the same result.
     """
     global _JOB
-    count = _workers(len(entries), jobs)
+    count = _workers(len(job[0]), jobs)
     if count < 2:
-        return _check_slice((0, 1), (entries, run, head, base))
+        return _check_entries(*job)
     import multiprocessing
 
-    _JOB = (entries, run, head, base)
+    _JOB = (job, count)
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
-            parts = pool.map(_check_slice, [(i, count) for i in range(count)])
+            parts = pool.map(_check_slice, range(count))
     finally:
         _JOB = None
     return [d for part in parts for d in part]
 
 
 def _workers(files: int, jobs: int | None) -> int:
-    import multiprocessing
-    import os
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if jobs is None:
-        return (os.cpu_count() or 1) if files >= PARALLEL_FROM else 1
-    return max(1, min(jobs, files))
+        jobs = (os.cpu_count() or 1) if files >= PARALLEL_FROM else 1
+    wanted = min(files, jobs)
+    if wanted < 2:
+        return 1  # decided before importing multiprocessing, which a small run never needs
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
-def _check_slice(
-    part: tuple[int, int],
-    job: tuple[list[Entry], Run, Project, Project | None] | None = None,
+def _check_slice(first: int) -> list[Diagnostic]:
+    """A worker's share: every n-th file from `first`, so large and small files mix."""
+    assert _JOB is not None
+    (entries, run, head, base), step = _JOB
+    return _check_entries(entries[first::step], run, head, base)
+
+
+def _check_entries(
+    entries: list[Entry], run: Run, head: Project, base: Project | None
 ) -> list[Diagnostic]:
-    entries, run, head, base = job or _JOB  # type: ignore[misc]
-    first, step = part
     return [
         d
-        for entry in entries[first::step]
+        for entry in entries
         for d in check_entry(entry, _context(entry, run, head, base), run.active)
     ]
 
@@ -292,19 +297,20 @@ def capped(findings: Iterable[Finding], limit: int) -> list[Finding]:
     A million-record JSONL file with one systematic mistake would otherwise print a million
     lines. The rest are counted, never placed: positions are the costly part.
     """
+    if not limit:
+        return list(findings)
     shown: list[Finding] = []
     seen: dict[str, int] = {}
+    last: dict[str, int] = {}  # message -> index in `shown` of its last shown finding
     for f in findings:
         n = seen[f.message] = seen.get(f.message, 0) + 1
-        if not limit or n <= limit:
+        if n <= limit:
+            last[f.message] = len(shown)
             shown.append(f)
-    if limit:
-        last = {f.message: i for i, f in enumerate(shown)}
-        for message, n in seen.items():
-            if n > limit:
-                i = last[message]
-                more = f"{message} ({n - limit:,} more like this in this file not shown)"
-                shown[i] = replace(shown[i], message=more)
+    for message, n in seen.items():
+        if n > limit:
+            more = f"{message} ({n - limit:,} more like this in this file not shown)"
+            shown[last[message]] = replace(shown[last[message]], message=more)
     return shown
 
 
