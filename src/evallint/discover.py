@@ -82,13 +82,14 @@ def _walk_dir(path: Path, root: Path, in_git: bool) -> list[str]:
 
 def _walk_fs(path: Path, root: Path) -> list[str]:
     found: list[str] = []
-    base = display_path(path, root)
     start = str(path)
+    rel = display_path(path, root)
+    base = "" if rel == "." else rel
     for folder, dirs, files in os.walk(start):
         # Hidden folders (.git, .venv, ...) are tooling, not eval files; links are not followed.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         # Strings, not Paths: a Path per file costs more than the walk itself on a datastore.
-        sub = folder[len(start) :].lstrip(os.sep).replace(os.sep, "/")
-        prefix = "/".join(p for p in (base if base != "." else "", sub) if p)
+        sub = folder[len(start) :].replace(os.sep, "/")  # "" or "/a/b"
+        prefix = base + sub if base else sub[1:]
         found.extend(f"{prefix}/{name}" if prefix else name for name in files)
     return found

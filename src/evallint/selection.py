@@ -49,9 +49,7 @@ def choose(
         )
         return Selection(discover.checkable(safe), tree, skipped, baseline)
     # `check` and `check .` at the root both list the whole tree once, not twice.
-    whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths) and (
-        bool(paths) or cwd == root
-    )
+    whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
     tree = listed if whole else discover.listing(root, in_git, config)

@@ -155,8 +155,9 @@ class _Seeker:
     def __init__(self, text: str, index: LineIndex) -> None:
         self.text, self.index = text, index
         self.scan: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-        start = _skip(text, 0)
-        self.memo: dict[Pointer, Offsets | None] = {(): ((start, self._end(start)), None)}
+        # The root needs no scan: json.loads accepted the text, so only whitespace follows it.
+        root = (_skip(text, 0), len(text.rstrip(_WS)))
+        self.memo: dict[Pointer, Offsets | None] = {(): (root, None)}
 
     def _end(self, i: int) -> int:
         end: int = self.scan(self.text, i)[1]
