@@ -16,6 +16,7 @@ from evallint.parse import parse
 from evallint.schemas import (
     NO_NETWORK,
     compile_schema,
+    fast_compile,
     fast_verdict,
     load_schema,
     schema_dir,
@@ -157,6 +158,13 @@ def test_remote_refs_are_refused() -> None:
         with pytest.raises(EvallintError, match="never reads the network"):
             compile_schema({"$ref": ref})
     assert "anything" in NO_NETWORK
+
+
+def test_the_fast_engine_refuses_remote_refs_too() -> None:
+    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    for ref in ("https://example.com/s.json", "file:///etc/passwd"):
+        with pytest.raises(ValueError, match="never reads the network"):
+            fast_compile({"$ref": ref})
 
 
 def test_validation_never_mutates_the_data() -> None:

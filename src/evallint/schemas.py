@@ -120,10 +120,6 @@ def _bulk(name: str) -> bool:
     return n > FAST_FROM
 
 
-def _refuse_rs(uri: str) -> JSON:
-    raise ValueError(f"remote $ref {uri!r} refused: evallint never reads the network")
-
-
 @functools.cache
 def fast_verdict(name: str) -> Callable[[JSON], bool] | None:
     """jsonschema-rs's yes/no for a bundled schema, when the `fast` extra is installed.
@@ -137,13 +133,17 @@ def fast_verdict(name: str) -> Callable[[JSON], bool] | None:
 
     if os.environ.get("EVALLINT_ENGINE") == "python":
         return None
+    return fast_compile(load_schema(name))
+
+
+def fast_compile(schema: dict[str, Any]) -> Callable[[JSON], bool] | None:
+    """jsonschema-rs's yes/no for a schema; None without the `fast` extra."""
     try:
         import jsonschema_rs
     except ImportError:
         return None
-    compiled = jsonschema_rs.validator_for(
-        load_schema(name), validate_formats=True, retriever=_refuse_rs
-    )
+    # The retriever refuses every URI, so a $ref can never reach the network or the disk.
+    compiled = jsonschema_rs.validator_for(schema, validate_formats=True, retriever=_refuse)
     check: Callable[[JSON], bool] = compiled.is_valid
     return check
 
