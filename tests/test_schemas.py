@@ -323,3 +323,47 @@ def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None
         assert quick(data) == verdict, (where, name)
         compared, invalid = compared + 1, invalid + (not verdict)
     assert compared >= 30 and invalid >= 5
+
+
+def test_the_closed_copy_says_valid_only_where_the_key_walk_finds_nothing() -> None:
+    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    from evallint.schemawalk import _closed_verdict, walk_keys
+
+    shortcut = walked = 0
+    for where, name, data in _named_documents():
+        quick = _closed_verdict(name)
+        if quick is not None and quick(data):
+            assert walk_keys(name, data) == [], (where, name)
+            shortcut += 1
+        walked += 1
+    assert shortcut >= 20 and walked > shortcut
+
+
+def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_safe() -> None:
+    from evallint.schemawalk import _sound, closed_copy
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "object", "properties": {"b": {}}, "additionalProperties": True}
+        },
+        "additionalProperties": {"type": "string"},
+        "definitions": {"free": {"type": "object"}},
+        "if": {"properties": {"a": {"properties": {"c": {}}}}},
+    }
+    copy = closed_copy(schema)
+    assert copy["properties"]["a"]["additionalProperties"] is False
+    assert copy["additionalProperties"] == {"type": "string"}  # a schema for the other keys
+    assert copy["definitions"]["free"] == {"type": "object"}  # names no keys: free-form
+    assert copy["if"] == schema["if"]  # a condition must accept what it accepted
+    assert schema["properties"]["a"]["additionalProperties"] is True  # a copy, not an edit
+    assert _sound(schema)
+    # An object can match the free-form alternative while the walk sees the other's keys.
+    mixed = {"anyOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object"}]}
+    assert not _sound(mixed)
+    # Two alternatives share a key whose schemas differ in structure.
+    a = {"type": "object", "properties": {"x": {"properties": {"p": {}}}}}
+    b = {"type": "object", "properties": {"x": {"properties": {"q": {}}}}}
+    assert not _sound({"oneOf": [a, b]})
+    assert _sound({"oneOf": [a, {"type": "object", "properties": {"y": {}}}]})
+    assert not _sound({"anyOf": [{"items": {"properties": {}}}, {"type": "array"}]})

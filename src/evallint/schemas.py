@@ -114,8 +114,9 @@ FAST_FROM = 32  # documents of one schema before jsonschema-rs pays for its ~25 
 _SEEN: dict[str, int] = {}
 
 
-def _bulk(name: str) -> bool:
-    """A pre-commit run of a few files is faster without loading the second engine."""
+def bulk(name: str) -> bool:
+    """Whether this is past the FAST_FROM-th use of `name`: a pre-commit run of a few files is
+    faster without loading the second engine."""
     n = _SEEN[name] = _SEEN.get(name, 0) + 1
     return n > FAST_FROM
 
@@ -159,7 +160,7 @@ class SchemaError:
 
 def validate(name: str, data: JSON) -> list[SchemaError]:
     try:
-        quick = _bulk(name) and fast_verdict(name)
+        quick = bulk(name) and fast_verdict(name)
         if quick and quick(data):
             return []
         return _run(validator(name), load_schema(name), data, ())
