@@ -342,7 +342,7 @@ def test_the_closed_copy_says_valid_only_where_the_key_walk_finds_nothing() -> N
 def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_safe() -> None:
     from evallint.schemawalk import _sound, closed_copy
 
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "a": {"type": "object", "properties": {"b": {}}, "additionalProperties": True}
