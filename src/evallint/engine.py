@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from evallint import index
+from evallint import index, workers
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.kinds import Kind
@@ -151,13 +150,21 @@ def lint(
         getattr(source, "outside", _never),
     )
     run.others = Others(source, config, run.files, run.outside)
-    entries = _read_all(paths, source, run)
+    crew = workers.start(
+        paths,
+        workers.count_for(len(paths), jobs),
+        read=lambda part: _read_all(part, source, run.config),
+        check=lambda part, head, base: _check_entries(part, run, head, base),
+    )
+    entries, diagnostics, skipped = crew.read()
+    run.diagnostics += diagnostics
+    run.skipped += [reason for _, reason in skipped]
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
     indexed = index.build(entries, tree, source, config, also=also)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
-    run.diagnostics += _check_all((entries, run, head, base), jobs)
+    run.diagnostics += crew.check(head, base)
     for entry in indexed.affected:
         found = check_entry(entry, _context(entry, run, head, base), run.active, cross_file=True)
         if base is not None:
@@ -173,65 +180,19 @@ def lint(
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
 
 
-def _read_all(paths: Sequence[str], source: Source, run: Run) -> list[Entry]:
-    entries = []
+def _read_all(
+    paths: Sequence[str], source: Source, config: Config
+) -> tuple[list[Entry], list[Diagnostic], workers.Skips]:
+    entries, diagnostics, skipped = [], [], []
     for path in paths:
-        found = read_entry(path, source, run.config)
+        found = read_entry(path, source, config)
         if isinstance(found, Skipped):
-            run.skipped.append(f"{found.path}: {found.reason}")
+            skipped.append((found.path, f"{found.path}: {found.reason}"))
         elif isinstance(found, Diagnostic):
-            run.diagnostics.append(found)
+            diagnostics.append(found)
         else:
             entries.append(found)
-    return entries
-
-
-PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
-
-Job = tuple[list[Entry], Run, Project, Project | None]
-# What forked workers check, and how many share it: set just before the fork, inherited, never
-# pickled.
-_JOB: tuple[Job, int] | None = None
-
-
-def _check_all(job: Job, jobs: int | None) -> list[Diagnostic]:
-    """Every file's own diagnostics; forked workers split the files when that pays.
-
-    Workers are forked (never spawned), so they share the parsed files and the index without
-    copying or pickling them; only their diagnostics come back. Where fork is not available the
-    run is serial, with the same result.
-    """
-    global _JOB
-    count = _workers(len(job[0]), jobs)
-    if count < 2:
-        return _check_entries(*job)
-    import multiprocessing
-
-    _JOB = (job, count)
-    try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
-            parts = pool.map(_check_slice, range(count))
-    finally:
-        _JOB = None
-    return [d for part in parts for d in part]
-
-
-def _workers(files: int, jobs: int | None) -> int:
-    if jobs is None:
-        jobs = (os.cpu_count() or 1) if files >= PARALLEL_FROM else 1
-    wanted = min(files, jobs)
-    if wanted < 2:
-        return 1  # decided before importing multiprocessing, which a small run never needs
-    import multiprocessing
-
-    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
-
-
-def _check_slice(first: int) -> list[Diagnostic]:
-    """A worker's share: every n-th file from `first`, so large and small files mix."""
-    assert _JOB is not None
-    (entries, run, head, base), step = _JOB
-    return _check_entries(entries[first::step], run, head, base)
+    return entries, diagnostics, skipped
 
 
 def _check_entries(

@@ -47,7 +47,8 @@ def _schema_kind(ref: str) -> Kind | None:
 
 def declared_kind(text: str, data: JSON) -> Kind | None:
     """The kind a file declares: a yaml-language-server modeline, or a top-level `$schema`."""
-    m = _MODELINE.search(text, 0, 4096)
+    # A plain find first: the regex costs ~25 us a file, and JSON never has the comment.
+    m = _MODELINE.search(text, 0, 4096) if text.find("yaml-language-server", 0, 4096) >= 0 else None
     if m:
         found = _schema_kind(m.group(1))
         if found:

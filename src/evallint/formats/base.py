@@ -44,10 +44,23 @@ class Kind:
     # Bytes that any file of this kind found only by content must contain; lets a partial run
     # index the rest of the tree without parsing every YAML file in it.
     needles: tuple[bytes, ...] = ()
+    # Top-level keys rules of other files read through the project (a split run sends only
+    # these between processes; see workers.shared_part).
+    shared: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
+        # Kinds hold functions; processes refer to them by name in the registry.
+        return (_registered, (self.name,))
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""
         return self.schema_of(data) if self.schema_of is not None else self.schema
+
+
+def _registered(name: str) -> Kind:
+    from evallint.kinds import BY_NAME
+
+    return BY_NAME[name]
 
 
 def in_dir(name: str) -> PathTest:

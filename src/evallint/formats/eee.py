@@ -31,6 +31,7 @@ AGGREGATE = Kind(
     _is_aggregate,
     schema_of=aggregate_schema,
     forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
+    shared=("evaluation_id",),  # eee-duplicate-evaluation-id compares it across files
 )
 
 

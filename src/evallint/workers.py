@@ -1,0 +1,152 @@
+"""Splitting a run's per-file work across processes: read and parse, then check, in two phases.
+
+Reading and parsing is most of a large run, and the project index needs every file before any
+file can be checked against it. So each forked worker reads its share of the files and keeps
+them; it sends back only what other files' rules may read of them (`shared_part`); the parent
+builds the index from that and sends it to every worker, which then checks its own files. Parsed
+data never crosses a pipe; the index, which is small, crosses once per worker.
+
+Workers are forked, never spawned: they inherit the run (config, source, baseline) without
+pickling it. Where fork is not available, or for a small run, one process does both phases.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from evallint.model import Diagnostic
+from evallint.project import Entry, Project
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
+
+Skips = list[tuple[str, str]]  # (path, why it was not read)
+Read = Callable[[Sequence[str]], tuple[list[Entry], list[Diagnostic], Skips]]
+Check = Callable[[list[Entry], Project, Project | None], list[Diagnostic]]
+
+
+def count_for(files: int, jobs: int | None) -> int:
+    """How many processes: `jobs`, or every core for runs of PARALLEL_FROM files or more."""
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if files >= PARALLEL_FROM else 1
+    wanted = min(files, jobs)
+    if wanted < 2:
+        return 1  # decided before importing multiprocessing, which a small run never needs
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
+
+
+def shared_part(entry: Entry) -> Entry:
+    """What other files' rules may read of an entry: all of a file that defines something
+    (rubrics, judges), else the top-level keys its kind shares (`Kind.shared`) and no text."""
+    doc, kind = entry.doc, entry.kind
+    if kind.defines is not None:
+        return entry
+    data = doc.data
+    kept = {k: data[k] for k in kind.shared if k in data} if isinstance(data, dict) else None
+    return Entry(replace(doc, text="", data=kept, problems=(), memo={}), kind)
+
+
+def start(paths: Sequence[str], count: int, read: Read, check: Check) -> Serial | Forked:
+    """Phase one begins: `count` processes (1: this one) read their share of `paths`."""
+    return Forked(paths, count, read, check) if count > 1 else Serial(paths, read, check)
+
+
+class Serial:
+    """Both phases in this process."""
+
+    def __init__(self, paths: Sequence[str], read: Read, check: Check) -> None:
+        self._entries, self._diagnostics, self._skipped = read(paths)
+        self._check = check
+
+    def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
+        return self._entries, self._diagnostics, self._skipped
+
+    def check(self, head: Project, base: Project | None) -> list[Diagnostic]:
+        return self._check(self._entries, head, base)
+
+
+# What forked workers run, set just before the fork, inherited, never pickled.
+_JOB: tuple[Sequence[str], int, Read, Check] | None = None
+
+
+class Forked:
+    """Each of `count` workers reads every count-th file (large and small files mix), keeps
+    them, and checks them once the parent sends the index."""
+
+    def __init__(self, paths: Sequence[str], count: int, read: Read, check: Check) -> None:
+        import multiprocessing
+
+        global _JOB
+        context = multiprocessing.get_context("fork")
+        self._paths = paths
+        self._conns: list[Connection] = []
+        self._procs = []
+        _JOB = (paths, count, read, check)
+        try:
+            for first in range(count):
+                mine, theirs = context.Pipe()
+                proc = context.Process(target=_work, args=(theirs, first), daemon=True)
+                proc.start()
+                theirs.close()  # so a worker that dies gives EOF here, not a hang
+                self._conns.append(mine)
+                self._procs.append(proc)
+        finally:
+            _JOB = None
+
+    def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
+        entries: list[Entry] = []
+        diagnostics: list[Diagnostic] = []
+        skipped: Skips = []
+        for conn in self._conns:
+            part, found, passed = _receive(conn)
+            entries += part
+            diagnostics += found
+            skipped += passed
+        order = {p: i for i, p in enumerate(self._paths)}
+        entries.sort(key=lambda e: order[e.doc.path])
+        skipped.sort(key=lambda s: order[s[0]])
+        return entries, diagnostics, skipped
+
+    def check(self, head: Project, base: Project | None) -> list[Diagnostic]:
+        index = pickle.dumps((head, base), pickle.HIGHEST_PROTOCOL)
+        for conn in self._conns:
+            conn.send_bytes(index)
+        found = [d for conn in self._conns for d in _receive(conn)]
+        for proc in self._procs:
+            proc.join()
+        return found
+
+
+def _receive(conn: Connection) -> Any:
+    try:
+        status, payload = conn.recv()
+    except EOFError:
+        raise RuntimeError("a worker process ended without reporting (killed?)") from None
+    if status == "error":
+        raise RuntimeError(f"a worker process failed:\n{payload}")
+    return payload
+
+
+def _work(conn: Connection, first: int) -> None:
+    assert _JOB is not None
+    paths, step, read, check = _JOB
+    try:
+        entries, diagnostics, skipped = read(paths[first::step])
+        conn.send(("ok", ([shared_part(e) for e in entries], diagnostics, skipped)))
+        head, base = pickle.loads(conn.recv_bytes())
+        for entry in entries:
+            head.entries[entry.doc.path] = entry  # its own files in full
+        conn.send(("ok", check(entries, head, base)))
+    except BaseException:  # reported by the parent, which owns the exit code
+        conn.send(("error", traceback.format_exc()))
+    finally:
+        conn.close()
