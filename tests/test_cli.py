@@ -328,9 +328,36 @@ def test_forked_workers_report_what_one_process_reports(run: Run, tmp_path: Path
         "checks: [{kind: llm_judge, id: j, judge_prompt_ref: judge/nope}]\n"
         "scoring: {combine: all_pas}\n"
     )
+    # Records in different workers share an id: the rule must see across the split.
+    store = root / "data" / "bench" / "acme" / "m"
+    store.mkdir(parents=True)
+    record = {
+        "schema_version": "0.2.0",
+        "evaluation_id": "bench/acme_m/1760000000",
+        "retrieved_timestamp": "1760000000",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "o",
+            "evaluator_relationship": "other",
+        },
+        "model_info": {"name": "m", "id": "acme/m"},
+        "evaluation_results": [],
+    }
+    for n in range(4):
+        name = f"{n}c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
+        (store / name).write_text(json.dumps(record))
+    (root / "rubrics" / "bad.json").write_text('{"id": "b",}')
+    (root / "notes.yaml").write_text("just: notes\n")
     serial = run("check", "--format", "json", "--jobs", "1", cwd=root)
     forked = run("check", "--format", "json", "--jobs", "3", cwd=root)
     assert serial[0] == forked[0] == 1
-    assert json.loads(serial[1])["diagnostics"] == json.loads(forked[1])["diagnostics"]
-    assert len(json.loads(forked[1])["diagnostics"]) >= 3
+    found = json.loads(forked[1])["diagnostics"]
+    assert json.loads(serial[1])["diagnostics"] == found
+    assert {"eee-duplicate-evaluation-id", "parse-error", "unknown-ref"} <= {
+        d["rule"] for d in found
+    }
+    # The verbose listing (kinds, skipped files) in the same order; the timing aside.
+    serial, forked = (run("check", "-v", "--jobs", n, cwd=root)[1] for n in ("1", "3"))
+    assert serial.splitlines()[:-1] == forked.splitlines()[:-1]
+    assert "skipped notes.yaml: no kind matches" in forked
     assert run("check", "--jobs", "0", cwd=root)[0] == 2

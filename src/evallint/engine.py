@@ -136,8 +136,8 @@ def lint(
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
     With a `baseline`, version rules compare with the base, and in files outside `paths` only
-    the cross-file findings the change caused are reported. `jobs`: processes for the per-file
-    checks (None: every core, for runs of PARALLEL_FROM files or more).
+    the cross-file findings the change caused are reported. `jobs`: processes that read and
+    check the files (None: every core, for runs of workers.PARALLEL_FROM files or more).
     """
     started = time.perf_counter()
     tree = list(tree)
