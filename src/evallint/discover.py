@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,12 +41,13 @@ def select(
     """
     chosen: list[str] = []
     skipped: list[str] = []
+    regular: set[str] = set()  # seen as regular files by the walk: no stat needed
     for arg in args or ["."]:
         path = Path(os.path.normpath(cwd / arg))
         if not path.exists() and not path.is_symlink():
             raise EvallintError(f"no such file or directory: {arg!r}")
         if path.is_dir():
-            chosen.extend(_walk_dir(path, root, in_git))
+            chosen.extend(_walk_dir(path, root, in_git, regular))
         else:
             chosen.append(display_path(path, root))
     out, listed = [], []
@@ -54,10 +56,17 @@ def select(
         if config.excluded(rel):
             continue
         listed.append(rel)
+        if rel in regular:
+            out.append(rel)
+            continue
         target = os.path.join(base, rel)  # strings: pathlib costs ~30 us a file here
-        if os.path.islink(target) and not inside(Path(target), root):
+        try:
+            mode = os.lstat(target).st_mode  # one call where islink and isfile make two
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode) and not inside(Path(target), root):
             skipped.append(f"{rel}: symlink to outside the project, not read")
-        elif os.path.isfile(target):
+        elif stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and os.path.isfile(target)):
             out.append(rel)
     return out, skipped, listed
 
@@ -72,24 +81,32 @@ def checkable(paths: Sequence[str]) -> list[str]:
     return [p for p in paths if format_of(p) is not None]
 
 
-def _walk_dir(path: Path, root: Path, in_git: bool) -> list[str]:
+def _walk_dir(path: Path, root: Path, in_git: bool, regular: set[str] | None = None) -> list[str]:
     rel = display_path(path, root)
     listed = git.list_files(root, [rel]) if in_git else None
     if listed is None:
-        listed = _walk_fs(path, root)
+        listed = _walk_fs(path, root, set() if regular is None else regular)
     return sorted(listed)
 
 
-def _walk_fs(path: Path, root: Path) -> list[str]:
+def _walk_fs(path: Path, root: Path, regular: set[str]) -> list[str]:
+    """Every file under `path`; those that are regular files (not links) also go in `regular`."""
     found: list[str] = []
-    start = str(path)
     rel = display_path(path, root)
-    base = "" if rel == "." else rel
-    for folder, dirs, files in os.walk(start):
-        # Hidden folders (.git, .venv, ...) are tooling, not eval files; links are not followed.
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        # Strings, not Paths: a Path per file costs more than the walk itself on a datastore.
-        sub = folder[len(start) :].replace(os.sep, "/")  # "" or "/a/b"
-        prefix = base + sub if base else sub[1:]
-        found.extend(f"{prefix}/{name}" if prefix else name for name in files)
+    stack = [(str(path), "" if rel == "." else rel)]
+    while stack:
+        folder, prefix = stack.pop()
+        # DirEntry knows each entry's type from the directory read: no stat per file.
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                name = f"{prefix}/{entry.name}" if prefix else entry.name
+                if entry.is_dir():
+                    # Hidden folders (.git, .venv, ...) are tooling, not eval files; links to
+                    # folders are not followed.
+                    if not entry.name.startswith(".") and not entry.is_symlink():
+                        stack.append((entry.path, name))
+                    continue
+                found.append(name)
+                if entry.is_file(follow_symlinks=False):
+                    regular.add(name)
     return found

@@ -38,6 +38,9 @@ class Entry:
     doc: Document
     kind: Kind
 
+    def __reduce__(self) -> tuple[type[Entry], tuple[Document, Kind]]:
+        return (Entry, (self.doc, self.kind))  # see Document.__reduce__
+
 
 class Project:
     def __init__(self, entries: Iterable[Entry]) -> None:

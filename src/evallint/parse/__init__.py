@@ -27,6 +27,11 @@ class Document:
     problems: tuple[Problem, ...]
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
+    def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
+        # Positional, without the memo (a cache): slotted dataclasses otherwise pickle through
+        # dataclasses.fields() for every object, a third of sending a split run's index.
+        return (Document, (self.path, self.fmt, self.text, self.data, self.ok, self.problems))
+
     def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
         if "smap" not in self.memo:
