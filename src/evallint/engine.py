@@ -120,6 +120,23 @@ class Run:
     others: Others | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
+    _plans: dict[tuple[str, bool], list[tuple[Rule, Severity]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.levels = {r.id: level for r, level in self.active}
+
+    def rules_for(self, kind: str, cross_file: bool) -> list[tuple[Rule, Severity]]:
+        """The active rules a file of this kind runs, worked out once per kind."""
+        key = (kind, cross_file)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = [
+                (r, level)
+                for r, level in self.active
+                if r.check is not None and r.applies_to(kind) and (r.cross_file or not cross_file)
+            ]
+        return found
 
 
 def lint(
@@ -166,11 +183,9 @@ def lint(
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head, base)
     for entry in indexed.affected:
-        found = check_entry(entry, _context(entry, run, head, base), run.active, cross_file=True)
+        found = check_entry(entry, _context(entry, run, head, base), run, cross_file=True)
         if base is not None:
-            before = check_entry(
-                entry, _context(entry, run, base, base), run.active, cross_file=True
-            )
+            before = check_entry(entry, _context(entry, run, base, base), run, cross_file=True)
             found = [d for d in found if d not in before]
         run.diagnostics += found
     run.diagnostics.sort(key=Diagnostic.sort_key)
@@ -199,9 +214,7 @@ def _check_entries(
     entries: list[Entry], run: Run, head: Project, base: Project | None
 ) -> list[Diagnostic]:
     return [
-        d
-        for entry in entries
-        for d in check_entry(entry, _context(entry, run, head, base), run.active)
+        d for entry in entries for d in check_entry(entry, _context(entry, run, head, base), run)
     ]
 
 
@@ -226,11 +239,11 @@ def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> 
 
 
 def check_entry(
-    entry: Entry, ctx: Context, active: Sequence[tuple[Rule, Severity]], *, cross_file: bool = False
+    entry: Entry, ctx: Context, run: Run, *, cross_file: bool = False
 ) -> list[Diagnostic]:
     """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
     doc, kind = entry.doc, entry.kind
-    levels = {r.id: level for r, level in active}
+    levels = run.levels
     out = (
         []
         if cross_file
@@ -242,11 +255,8 @@ def check_entry(
     )
     if not doc.ok:
         return out
-    for rule, level in active:
-        if rule.check is None or not rule.applies_to(kind.name):
-            continue
-        if cross_file and not rule.cross_file:
-            continue
+    for rule, level in run.rules_for(kind.name, cross_file):
+        assert rule.check is not None  # rules_for keeps only rules that check something
         found = capped(rule.check(doc, ctx), ctx.config.max_repeats)
         out.extend(place(doc, f, rule.id, level, ctx.project) for f in found)
     return [d for d in out if not suppressed(doc, d)]
