@@ -171,7 +171,9 @@ def lint(
         paths,
         workers.count_for(len(paths), jobs),
         read=lambda part: _read_all(part, source, run.config),
-        check=lambda part, head, base: _check_entries(part, run, head, base),
+        check=lambda part, head: _check_entries(
+            part, run, head, base_project(head, baseline) if baseline else None
+        ),
     )
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
@@ -181,7 +183,7 @@ def lint(
     indexed = index.build(entries, tree, source, config, also=also)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
-    run.diagnostics += crew.check(head, base)
+    run.diagnostics += crew.check(head)
     for entry in indexed.affected:
         found = check_entry(entry, _context(entry, run, head, base), run, cross_file=True)
         if base is not None:

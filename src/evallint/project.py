@@ -43,13 +43,14 @@ class Entry:
 
 
 class Project:
-    def __init__(self, entries: Iterable[Entry]) -> None:
+    def __init__(self, entries: Iterable[Entry], *, ordered: bool = False) -> None:
+        """`ordered`: the entries are already in the order to keep (a copy of a project)."""
         self.entries: dict[str, Entry] = {}
         self.defs: dict[tuple[str, str], list[Definition]] = {}
         self._resolved: dict[Ref, Resolution] = {}
         # Derived facts rules compute once per project (keyed by rule-chosen names).
         self.memo: dict[object, object] = {}
-        for entry in sorted(entries, key=lambda e: e.doc.path):
+        for entry in entries if ordered else sorted(entries, key=lambda e: e.doc.path):
             self.add(entry)
 
     def add(self, entry: Entry) -> None:
