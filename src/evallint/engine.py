@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import datetime
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from evallint import index, workers
 from evallint.baseline import Baseline
+from evallint.checking import check_entry
 from evallint.config import Config
 from evallint.kinds import Kind
 from evallint.load import Skipped, Source, read_entry
-from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Report, Severity
+from evallint.model import JSON, Diagnostic, Pointer, Report, Severity
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
@@ -70,6 +70,7 @@ class Context:
     files: frozenset[str] = frozenset()  # every file of the project (for file references)
     outside: Callable[[str], bool] = _never  # a listed path that leads out of the project
     others: Others | None = None  # companion files, read on demand
+    chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         if "schema" not in doc.memo:
@@ -172,7 +173,7 @@ def lint(
         workers.count_for(len(paths), jobs),
         read=lambda part: _read_all(part, source, run.config),
         check=lambda part, head: _check_entries(
-            part, run, head, base_project(head, baseline) if baseline else None
+            part, run, source, head, base_project(head, baseline) if baseline else None
         ),
     )
     entries, diagnostics, skipped = crew.read()
@@ -185,9 +186,11 @@ def lint(
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
-        found = check_entry(entry, _context(entry, run, head, base), run, cross_file=True)
+        found = check_entry(entry, _context(entry, run, head, base), run, source, cross_file=True)
         if base is not None:
-            before = check_entry(entry, _context(entry, run, base, base), run, cross_file=True)
+            before = check_entry(
+                entry, _context(entry, run, base, base), run, source, cross_file=True
+            )
             found = [d for d in found if d not in before]
         run.diagnostics += found
     run.diagnostics.sort(key=Diagnostic.sort_key)
@@ -213,10 +216,12 @@ def _read_all(
 
 
 def _check_entries(
-    entries: list[Entry], run: Run, head: Project, base: Project | None
+    entries: list[Entry], run: Run, source: Source, head: Project, base: Project | None
 ) -> list[Diagnostic]:
     return [
-        d for entry in entries for d in check_entry(entry, _context(entry, run, head, base), run)
+        d
+        for entry in entries
+        for d in check_entry(entry, _context(entry, run, head, base), run, source)
     ]
 
 
@@ -238,94 +243,3 @@ def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> 
         run.outside,
         run.others,
     )
-
-
-def check_entry(
-    entry: Entry, ctx: Context, run: Run, *, cross_file: bool = False
-) -> list[Diagnostic]:
-    """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
-    doc, kind = entry.doc, entry.kind
-    levels = run.levels
-    out = (
-        []
-        if cross_file
-        else [
-            Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
-            for p in doc.problems
-            if p.rule in levels
-        ]
-    )
-    if not doc.ok:
-        return out
-    for rule, level in run.rules_for(kind.name, cross_file):
-        assert rule.check is not None  # rules_for keeps only rules that check something
-        found = capped(rule.check(doc, ctx), ctx.config.max_repeats)
-        out.extend(place(doc, f, rule.id, level, ctx.project) for f in found)
-    return [d for d in out if not suppressed(doc, d)]
-
-
-def capped(findings: Iterable[Finding], limit: int) -> list[Finding]:
-    """The first `limit` findings of each message; the last one shown counts the rest.
-
-    A million-record JSONL file with one systematic mistake would otherwise print a million
-    lines. The rest are counted, never placed: positions are the costly part.
-    """
-    if not limit:
-        return list(findings)
-    shown: list[Finding] = []
-    seen: dict[str, int] = {}
-    last: dict[str, int] = {}  # message -> index in `shown` of its last shown finding
-    for f in findings:
-        n = seen[f.message] = seen.get(f.message, 0) + 1
-        if n <= limit:
-            last[f.message] = len(shown)
-            shown.append(f)
-    for message, n in seen.items():
-        if n > limit:
-            more = f"{message} ({n - limit:,} more like this in this file not shown)"
-            shown[last[message]] = replace(shown[last[message]], message=more)
-    return shown
-
-
-_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
-
-
-def suppressed(doc: Document, d: Diagnostic) -> bool:
-    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above.
-
-    Matched on the physical lines, because YAML parsers drop comments. JSON has no comments;
-    there the configuration's `rules` and `ignore` do the job. Parse errors cannot be silenced.
-    """
-    if d.rule == "parse-error" or "evallint:" not in doc.text:
-        return False
-    for line in (d.span.line, d.span.line - 1):
-        m = _IGNORE.search(doc.line_text(line)) if line >= 1 else None
-        if m and (m.group(1) is None or d.rule in re.split(r"[,\s]+", m.group(1))):
-            return True
-    return False
-
-
-def place(
-    doc: Document, finding: Finding, rule_id: str, level: Severity, project: Project
-) -> Diagnostic:
-    """A symbolic finding becomes a diagnostic at an exact position."""
-    if finding.within is not None:
-        span = doc.locate_within(finding.pointer, *finding.within)
-    else:
-        span = doc.locate(finding.pointer, on_key=finding.on_key)
-    related = []
-    for path, pointer, note in finding.related:
-        other = doc if path in (None, doc.path) else project.document(path)
-        if other is not None:
-            related.append(Location(other.path, other.locate(pointer), note))
-    mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
-    return Diagnostic(doc.path, span, rule_id, level, finding.message, tuple(related), mark)
-
-
-def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
-    """What the finding is, not where: line numbers (also inside messages) are left out."""
-    import hashlib  # only findings need it
-
-    words = re.sub(r"\d+", "#", message)
-    key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import BinaryIO, Protocol, runtime_checkable
 
-from evallint.config import Config
+from evallint.config import Config, MiB
+from evallint.formats.base import Kind
 from evallint.kinds import content_kind, declared_kind, path_kind
 from evallint.model import Diagnostic, Severity, Span
-from evallint.parse import format_of, parse
-from evallint.project import Entry
+from evallint.parse import Document, format_of, parse
+from evallint.project import Entry, Rest
 
 
 class Source(Protocol):
@@ -18,6 +20,17 @@ class Source(Protocol):
     def size(self, path: str) -> int: ...
 
     def read(self, path: str) -> bytes: ...
+
+
+@runtime_checkable
+class Streams(Protocol):
+    """A source that can also hand out a file to read in parts (the working tree)."""
+
+    def size(self, path: str) -> int: ...
+
+    def read(self, path: str) -> bytes: ...
+
+    def open(self, path: str) -> BinaryIO: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +45,10 @@ def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | D
         return Skipped(path, "not YAML, JSON or JSONL")
     forced = config.kind_for(path)
     size = source.size(path)
+    if fmt == "jsonl" and size > CHUNK and isinstance(source, Streams):
+        streamed = _first_chunk(path, source, forced)
+        if streamed is not None:
+            return streamed
     if size > config.max_file_size:
         if (forced or path_kind(path, fmt)) is None:
             return Skipped(path, f"{size:,} bytes, over max-file-size")
@@ -40,10 +57,48 @@ def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | D
         )
         return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
     doc = parse(path, source.read(path), fmt)
-    kind = forced or declared_kind(doc.text, doc.data) or path_kind(path, fmt)
-    if kind is None and doc.ok:
-        kind = content_kind(path, doc.data, fmt)
+    kind = _kind(doc, forced)
     if kind is None:
         reason = "not readable, and no kind claims it" if not doc.ok else "no kind matches"
         return Skipped(path, reason)
     return Entry(doc, kind)
+
+
+def _kind(doc: Document, forced: Kind | None) -> Kind | None:
+    kind = forced or declared_kind(doc.text, doc.data) or path_kind(doc.path, doc.fmt)
+    if kind is None and doc.ok:
+        kind = content_kind(doc.path, doc.data, doc.fmt)
+    return kind
+
+
+# A JSONL file larger than CHUNK bytes, of a kind checked record by record, is read in chunks of
+# about CHUNK bytes of whole lines (then max-file-size does not apply: memory stays flat). Its
+# entry keeps only the first FIRST bytes, enough to tell its kind.
+CHUNK = 8 * MiB
+FIRST = 64 * 1024
+
+
+def _first_chunk(path: str, source: Streams, forced: Kind | None) -> Entry | None:
+    with source.open(path) as f:
+        lines = f.readlines(FIRST)
+    raw = b"".join(lines)
+    doc = parse(path, raw, "jsonl")
+    kind = _kind(doc, forced)
+    if kind is None or not kind.per_record:
+        return None  # read whole, under max-file-size
+    return Entry(doc, kind, Rest(len(raw), len(lines)))
+
+
+def chunks(entry: Entry, source: Source) -> Iterator[tuple[Document, int, int]]:
+    """(document, lines of the file before it, chunk number) for each part of an entry: the
+    entry's own document, then for a streamed file the rest, one chunk at a time."""
+    yield entry.doc, 0, 0
+    rest = entry.rest
+    if rest is None or not isinstance(source, Streams):
+        return
+    lines, number = rest.lines, 1
+    with source.open(entry.doc.path) as f:
+        f.seek(rest.offset)
+        while block := f.readlines(CHUNK):
+            yield parse(entry.doc.path, b"".join(block), "jsonl"), lines, number
+            lines, number = lines + len(block), number + 1

@@ -49,6 +49,9 @@ class Finding:
     within: tuple[int, int] | None = None  # character offsets inside the value's source text
     related: tuple[tuple[str, Pointer, str], ...] = ()  # (path, pointer, note) elsewhere
     path: str | None = None  # a finding about another file than the one being checked
+    # Findings of one rule and group count together for the repeat cap (default: the message);
+    # for messages that differ in each record but tell of one problem.
+    group: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

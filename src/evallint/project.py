@@ -34,12 +34,21 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
+class Rest:
+    """Where a JSONL file read in chunks goes on after the entry's document."""
+
+    offset: int  # bytes
+    lines: int  # lines before it
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     doc: Document
     kind: Kind
+    rest: Rest | None = None  # a large JSONL file: its document is the first chunk
 
-    def __reduce__(self) -> tuple[type[Entry], tuple[Document, Kind]]:
-        return (Entry, (self.doc, self.kind))  # see Document.__reduce__
+    def __reduce__(self) -> tuple[type[Entry], tuple[Document, Kind, Rest | None]]:
+        return (Entry, (self.doc, self.kind, self.rest))  # see Document.__reduce__
 
 
 class Project:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 
 class FsSource:
@@ -21,6 +22,9 @@ class FsSource:
     def read(self, path: str) -> bytes:
         with open(self._full(path), "rb") as f:
             return f.read()
+
+    def open(self, path: str) -> BinaryIO:
+        return open(self._full(path), "rb")
 
     def outside(self, path: str) -> bool:
         """Whether the path, followed through symlinks, leaves the project."""

@@ -1,0 +1,157 @@
+"""One file's diagnostics: its rules run, their findings capped, placed and suppressed.
+
+A large JSONL file comes in chunks (`load.chunks`): each is checked as a document of its own,
+its positions shifted to the file's lines, and the repeat cap counts across all of them, so
+memory stays flat in the file's size and the output is what one whole document would give.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from evallint.load import Source, chunks
+from evallint.model import Diagnostic, Finding, Location, Severity, Span
+from evallint.parse import Document
+from evallint.project import Entry, Project
+
+if TYPE_CHECKING:
+    from evallint.engine import Context, Run
+
+
+def check_entry(
+    entry: Entry, ctx: Context, run: Run, source: Source, *, cross_file: bool = False
+) -> list[Diagnostic]:
+    """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
+    repeats = Repeats(ctx.config.max_repeats)
+    out: list[Diagnostic] = []
+    for doc, lines, number in chunks(entry, source):
+        here = replace(ctx, chunk=number) if number else ctx
+        out += _check_document(doc, lines, entry, here, run, repeats, cross_file)
+    return repeats.finish(out)
+
+
+def _check_document(
+    doc: Document,
+    lines: int,
+    entry: Entry,
+    ctx: Context,
+    run: Run,
+    repeats: Repeats,
+    cross_file: bool,
+) -> list[Diagnostic]:
+    """`lines`: how many lines of the file come before the document (a chunk's offset)."""
+    levels = run.levels
+    out = (
+        []
+        if cross_file
+        else [
+            _shifted(Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message), lines)
+            for p in doc.problems
+            if p.rule in levels
+        ]
+    )
+    if not doc.ok:
+        return out
+    for rule, level in run.rules_for(entry.kind.name, cross_file):
+        assert rule.check is not None  # rules_for keeps only rules that check something
+        for finding in rule.check(doc, ctx):
+            key = (rule.id, finding.group or finding.message)
+            if not repeats.admit(key):
+                continue
+            placed = place(doc, finding, rule.id, level, ctx.project)
+            if not suppressed(doc, placed):
+                out.append(_shifted(placed, lines))
+                repeats.shown(key, out[-1], doc.line_text(placed.span.line))
+    return out
+
+
+@dataclass(slots=True)
+class Repeats:
+    """The first `limit` findings of each message (or group) of a rule in one file; the last
+    one shown counts the rest (0: no limit).
+
+    A million-record JSONL file with one systematic mistake would otherwise print a million
+    lines. The rest are counted, never placed: positions are the costly part.
+    """
+
+    limit: int
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    # key -> its last shown diagnostic, and the text of that diagnostic's line
+    last: dict[tuple[str, str], tuple[Diagnostic, str]] = field(default_factory=dict)
+
+    def admit(self, key: tuple[str, str]) -> bool:
+        n = self.seen[key] = self.seen.get(key, 0) + 1
+        return not self.limit or n <= self.limit
+
+    def shown(self, key: tuple[str, str], diagnostic: Diagnostic, line_text: str) -> None:
+        self.last[key] = (diagnostic, line_text)
+
+    def finish(self, out: list[Diagnostic]) -> list[Diagnostic]:
+        counted: dict[int, Diagnostic] = {}
+        for key, n in self.seen.items():
+            if self.limit and n > self.limit and key in self.last:
+                d, line_text = self.last[key]
+                message = f"{d.message} ({n - self.limit:,} more like this in this file not shown)"
+                mark = fingerprint(d.rule, d.path, line_text, message)
+                counted[id(d)] = replace(d, message=message, fingerprint=mark)
+        return [counted.get(id(d), d) for d in out] if counted else out
+
+
+def _shifted(d: Diagnostic, lines: int) -> Diagnostic:
+    """A chunk's diagnostic at the file's lines; other files' locations stay as they are."""
+    if not lines:
+        return d
+    related = tuple(
+        replace(r, span=_down(r.span, lines)) if r.path == d.path else r for r in d.related
+    )
+    return replace(d, span=_down(d.span, lines), related=related)
+
+
+def _down(span: Span, lines: int) -> Span:
+    return replace(span, line=span.line + lines, end_line=span.end_line + lines)
+
+
+_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
+
+
+def suppressed(doc: Document, d: Diagnostic) -> bool:
+    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above.
+
+    Matched on the physical lines, because YAML parsers drop comments. JSON has no comments;
+    there the configuration's `rules` and `ignore` do the job. Parse errors cannot be silenced.
+    """
+    if d.rule == "parse-error" or "evallint:" not in doc.text:
+        return False
+    for line in (d.span.line, d.span.line - 1):
+        m = _IGNORE.search(doc.line_text(line)) if line >= 1 else None
+        if m and (m.group(1) is None or d.rule in re.split(r"[,\s]+", m.group(1))):
+            return True
+    return False
+
+
+def place(
+    doc: Document, finding: Finding, rule_id: str, level: Severity, project: Project
+) -> Diagnostic:
+    """A symbolic finding becomes a diagnostic at an exact position."""
+    if finding.within is not None:
+        span = doc.locate_within(finding.pointer, *finding.within)
+    else:
+        span = doc.locate(finding.pointer, on_key=finding.on_key)
+    related = []
+    for path, pointer, note in finding.related:
+        other = doc if path in (None, doc.path) else project.document(path)
+        if other is not None:
+            related.append(Location(other.path, other.locate(pointer), note))
+    mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
+    return Diagnostic(doc.path, span, rule_id, level, finding.message, tuple(related), mark)
+
+
+def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
+    """What the finding is, not where: line numbers (also inside messages) are left out."""
+    import hashlib  # only findings need it
+
+    words = re.sub(r"\d+", "#", message)
+    key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
