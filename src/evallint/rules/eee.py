@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
@@ -47,26 +47,16 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
 
 
-SHOWN = 10  # per file: a million records with the same wrong version are one problem
-
-
 def _record_versions(doc: Document) -> Iterator[Finding]:
     known = ", ".join(f"instance_level_eval_{v}" for v in INSTANCE_VERSIONS[:-1]) + ", 0.3.0"
-    bad = [
-        i
-        for i, record in enumerate(doc.data if isinstance(doc.data, list) else [])
-        if instance_version(record) is None
-    ]
-    for i in bad[:SHOWN]:
-        version = declared_version(doc.data[i])
-        yield Finding(
-            (i, "schema_version"), f"no EEE instance schema has version {version!r}; known: {known}"
-        )
-    if len(bad) > SHOWN:
-        yield Finding(
-            (bad[SHOWN], "schema_version"),
-            f"{len(bad) - SHOWN} more records have an unknown schema_version",
-        )
+    for i, record in enumerate(doc.data if isinstance(doc.data, list) else []):
+        if instance_version(record) is None:
+            version = declared_version(record)
+            yield Finding(
+                (i, "schema_version"),
+                f"no EEE instance schema has version {version!r}; known: {known}",
+                group="unknown instance version",
+            )
 
 
 def datastore_root(path: str) -> str:
@@ -114,8 +104,8 @@ def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"{found[0]!r} does not exist (looked for {found[1]})",
             )
         return
-    if not doc.path.endswith("_samples.jsonl"):
-        return
+    if not doc.path.endswith("_samples.jsonl") or ctx.chunk:
+        return  # once per file, on its first chunk
     sibling = doc.path.removesuffix("_samples.jsonl") + ".json"
     aggregate = others.load(sibling)
     points = companion_path(aggregate) if aggregate is not None else None
@@ -205,7 +195,7 @@ def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     Every record's `evaluation_id` and `model_id` must equal the aggregate's `evaluation_id`
     and `model_info.id`; `evaluation_result_id` and `evaluation_name` must name one of its
-    results. At most ten records are reported per file, then a count.
+    results. Each kind of mismatch is shown for the first `max-repeats` records, then counted.
 
     Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [{"evaluation_name": "n", "source_data": {"dataset_name": "d", "source_type": "other"}, "metric_config": {"lower_is_better": false}, "score_details": {"score": 1}}], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl"}}
@@ -226,40 +216,29 @@ def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
     results = [r for r in agg.get("evaluation_results", []) if isinstance(r, dict)]
     names = {r.get("evaluation_name") for r in results}
     ids = {r.get("evaluation_result_id") for r in results} - {None}
-    problems = []
     for i, record in enumerate(doc.data):
         if not isinstance(record, dict):
             continue
         for key, want in expect.items():
             if want is not None and key in record and record[key] != want:
-                problems.append(
-                    (
-                        (i, key),
-                        f"{key} is {record[key]!r}; the aggregate {aggregate.path} says {want!r}",
-                    )
+                yield Finding(
+                    (i, key),
+                    f"{key} is {record[key]!r}; the aggregate {aggregate.path} says {want!r}",
+                    group=key,
                 )
         name, rid = record.get("evaluation_name"), record.get("evaluation_result_id")
         if name is not None and results and name not in names:
-            problems.append(
-                ((i, "evaluation_name"), f"no result of the aggregate is named {name!r}")
+            yield Finding(
+                (i, "evaluation_name"),
+                f"no result of the aggregate is named {name!r}",
+                group="evaluation_name",
             )
         if rid is not None and ids and rid not in ids:
-            problems.append(
-                (
-                    (i, "evaluation_result_id"),
-                    f"no result of the aggregate has evaluation_result_id {rid!r}",
-                )
+            yield Finding(
+                (i, "evaluation_result_id"),
+                f"no result of the aggregate has evaluation_result_id {rid!r}",
+                group="evaluation_result_id",
             )
-    yield from _capped(problems)
-
-
-def _capped(problems: Sequence[tuple[Pointer, str]]) -> Iterator[Finding]:
-    for pointer, message in problems[:SHOWN]:
-        yield Finding(pointer, message)
-    if len(problems) > SHOWN:
-        yield Finding(
-            problems[SHOWN][0], f"{len(problems) - SHOWN} more such problems in this file"
-        )
 
 
 def sample_hashes(record: dict[str, object]) -> dict[str, str]:
@@ -295,7 +274,6 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
     Good (data/samples.jsonl):
         {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", "evaluation_name": "n", "sample_id": "1", "sample_hash": "9956fe955042acc90a5e6c14392567b444513f41083303ae46783a02f0a4a67e", "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]}, "output": {"raw": ["a"]}, "answer_attribution": [], "evaluation": {"score": 1, "is_correct": true}}
     """
-    problems = []
     for i, record in enumerate(doc.data if isinstance(doc.data, list) else []):
         declared = record.get("sample_hash") if isinstance(record, dict) else None
         if not isinstance(declared, str):
@@ -305,14 +283,12 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
             continue
         legacy = next((name for name, h in hashes.items() if h == declared.lower()), None)
         why = f"it matches the {legacy} recipe" if legacy else "no known recipe gives it"
-        problems.append(
-            (
-                (i, "sample_hash"),
-                f"sample_hash is not the canonical hash of the "
-                f"input ({hashes['canonical'][:12]}...); {why}",
-            )
+        yield Finding(
+            (i, "sample_hash"),
+            f"sample_hash is not the canonical hash of the "
+            f"input ({hashes['canonical'][:12]}...); {why}",
+            group=why,
         )
-    yield from _capped(problems)
 
 
 _VERSION_MAPS = {"rubric_versions": "rubric", "judge_versions": "judge"}
