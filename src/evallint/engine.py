@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -12,7 +13,7 @@ from evallint.baseline import Baseline
 from evallint.checking import check_entry
 from evallint.config import Config
 from evallint.kinds import Kind
-from evallint.load import Skipped, Source, read_entry
+from evallint.load import Scan, Skipped, Source, read_entry, scan
 from evallint.model import JSON, Diagnostic, Pointer, Report, Severity
 from evallint.parse import Document
 from evallint.project import Entry, Project
@@ -37,6 +38,7 @@ class Others:
     ) -> None:
         self.source, self.config, self.listed, self.outside = source, config, listed, outside
         self._docs: dict[str, Document | None] = {}
+        self._scans: dict[str, Scan | None] = {}
 
     def read(self, path: str) -> bytes | None:
         if path not in self.listed or self.outside(path):
@@ -45,6 +47,15 @@ class Others:
             return self.source.read(path)
         except OSError:
             return None
+
+    def scan(self, path: str) -> Scan | None:
+        """A listed file's digests and records, read in blocks: memory stays flat."""
+        if path not in self._scans:
+            self._scans[path] = None
+            if path in self.listed and not self.outside(path):
+                with contextlib.suppress(OSError):  # unreadable: no facts, as if absent
+                    self._scans[path] = scan(self.source, path)
+        return self._scans[path]
 
     def load(self, path: str) -> Document | None:
         if path not in self._docs:

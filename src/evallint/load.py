@@ -102,3 +102,34 @@ def chunks(entry: Entry, source: Source) -> Iterator[tuple[Document, int, int]]:
         while block := f.readlines(CHUNK):
             yield parse(entry.doc.path, b"".join(block), "jsonl"), lines, number
             lines, number = lines + len(block), number + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    digests: dict[str, str]  # hash algorithm -> hex digest of the file's bytes
+    records: int  # non-blank lines
+
+
+def scan(source: Source, path: str) -> Scan:
+    """sha256, md5 and the count of non-blank lines, in one pass over blocks of the file."""
+    import hashlib
+
+    hashes = {name: hashlib.new(name) for name in ("sha256", "md5")}
+    records, tail = 0, b""
+    for block in _blocks(source, path):
+        for h in hashes.values():
+            h.update(block)
+        lines = (tail + block).split(b"\n")
+        tail = lines.pop()  # may go on in the next block
+        records += sum(1 for line in lines if line.strip())
+    records += bool(tail.strip())
+    return Scan({name: h.hexdigest() for name, h in hashes.items()}, records)
+
+
+def _blocks(source: Source, path: str) -> Iterator[bytes]:
+    if not isinstance(source, Streams):
+        yield source.read(path)
+        return
+    with source.open(path) as f:
+        while block := f.read(MiB):
+            yield block

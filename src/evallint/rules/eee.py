@@ -11,6 +11,7 @@ from evallint.rules.base import rule
 
 if TYPE_CHECKING:
     from evallint.engine import Context
+    from evallint.load import Scan
     from evallint.parse import Document
 
 
@@ -118,11 +119,11 @@ def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield Finding((0,), f"no aggregate record points at this file: {sibling} {what}")
 
 
-def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], bytes] | None:
+def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], Scan] | None:
     found = companion_path(doc)
-    raw = ctx.others.read(found[1]) if found and ctx.others else None
+    scanned = ctx.others.scan(found[1]) if found and ctx.others else None
     detailed = doc.data.get("detailed_evaluation_results")
-    return (detailed, raw) if raw is not None and isinstance(detailed, dict) else None
+    return (detailed, scanned) if scanned is not None and isinstance(detailed, dict) else None
 
 
 @rule("eee-checksum", Severity.ERROR, kinds=("eee-aggregate",))
@@ -138,16 +139,14 @@ def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
     Good (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.0", "evaluation_id": "e", "retrieved_timestamp": "1", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": [], "detailed_evaluation_results": {"file_path": "data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl", "hash_algorithm": "md5", "checksum": "8a80554c91d9fca8acb82f023de02f11"}}
     """
-    import hashlib
-
     found = _companion(doc, ctx)
     if found is None:
         return
-    detailed, raw = found
+    detailed, scanned = found
     algorithm, declared = detailed.get("hash_algorithm", "sha256"), detailed.get("checksum")
     if algorithm not in ("sha256", "md5") or not isinstance(declared, str):
         return
-    actual = hashlib.new(str(algorithm), raw).hexdigest()
+    actual = scanned.digests[str(algorithm)]
     if actual != declared.lower():
         yield Finding(
             ("detailed_evaluation_results", "checksum"),
@@ -159,8 +158,8 @@ def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
 def eee_total_rows(doc: Document, ctx: Context) -> Iterator[Finding]:
     """`total_rows` is not the number of records in the companion file.
 
-    Records are the non-blank lines of the JSONL file; blank lines are not counted (EEE's
-    publisher rejects them, so they should not be there at all).
+    Records are the non-blank lines of the JSONL file (lines end at `\\n`); blank lines are not
+    counted (EEE's publisher rejects them, so they should not be there at all).
 
     Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
         {}
@@ -172,9 +171,9 @@ def eee_total_rows(doc: Document, ctx: Context) -> Iterator[Finding]:
     found = _companion(doc, ctx)
     if found is None:
         return
-    detailed, raw = found
+    detailed, scanned = found
     declared = detailed.get("total_rows")
-    rows = sum(1 for line in raw.splitlines() if line.strip())
+    rows = scanned.records
     if isinstance(declared, int) and not isinstance(declared, bool) and declared != rows:
         yield Finding(
             ("detailed_evaluation_results", "total_rows"),

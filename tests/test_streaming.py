@@ -1,0 +1,134 @@
+"""Large JSONL files are checked in chunks: the same diagnostics as one whole document."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from evallint import load
+from evallint.config import Config
+from evallint.engine import lint
+from evallint.model import Diagnostic
+from evallint.sources import FsSource
+
+FOLDER = "data/bench/acme/m"
+UUID = "3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e"
+RECORD = {
+    "schema_version": "0.3.0",
+    "evaluation_id": "bench/acme_m/1760000000",
+    "model_id": "acme/m",
+    "evaluation_name": "bench",
+    "sample_id": "0",
+    "interaction_type": "single_turn",
+    "input": {"raw": "What is 2 + 2?", "reference": ["4"]},
+    "output": {"raw": ["4"]},
+    "answer_attribution": [],
+    "evaluation": {"score": 1.0, "is_correct": True},
+}
+
+
+def _lines(count: int) -> list[str]:
+    """Records with problems spread over the file: some far apart, some repeated."""
+    out = []
+    for i in range(count):
+        record: dict[str, object] = {**RECORD, "sample_id": str(i)}
+        if i % 7 == 3:
+            record["evaluation"] = {"score": "high", "is_correct": True}  # schema
+        if i % 11 == 5:
+            record["model_id"] = "acme/other"  # not the aggregate's
+        if i % 13 == 0:
+            record["sample_hash"] = f"{i:064x}"  # no recipe gives it
+        if i == 40:
+            record["schema_version"] = "9"
+        if i == 395:
+            record["interaction_type"] = "single"
+        out.append(json.dumps(record))
+    out[50] = '{"sample_id": "broken",'
+    out[100] = ""
+    return out
+
+
+def _store(root: Path, lines: list[str]) -> None:
+    folder = root / FOLDER
+    folder.mkdir(parents=True)
+    raw = ("\n".join(lines) + "\n").encode()
+    (folder / f"{UUID}_samples.jsonl").write_bytes(raw)
+    aggregate = {
+        "schema_version": "0.2.0",
+        "evaluation_id": RECORD["evaluation_id"],
+        "retrieved_timestamp": "1760000000",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "o",
+            "evaluator_relationship": "other",
+        },
+        "model_info": {"name": "m", "id": "acme/m"},
+        "evaluation_results": [],
+        "detailed_evaluation_results": {
+            "format": "jsonl",
+            "file_path": f"{FOLDER}/{UUID}_samples.jsonl",
+            "hash_algorithm": "sha256",
+            "checksum": hashlib.sha256(raw).hexdigest(),
+            "total_rows": sum(1 for line in lines if line.strip()),
+        },
+    }
+    (folder / f"{UUID}.json").write_text(json.dumps(aggregate, indent=2))
+
+
+def _check(root: Path, jobs: int = 1) -> list[tuple[Diagnostic, str]]:
+    paths = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    report = lint(paths, FsSource(root), Config(), tree=paths, jobs=jobs)
+    return [(d, d.fingerprint) for d in report.diagnostics]
+
+
+def test_a_file_checked_in_chunks_reports_what_the_whole_file_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(tmp_path, _lines(400))
+    whole = _check(tmp_path)
+    monkeypatch.setattr(load, "CHUNK", 4096)  # about 12 records a chunk, 30-odd chunks
+    monkeypatch.setattr(load, "FIRST", 1024)
+    streamed = _check(tmp_path)
+    assert streamed == whole
+    assert _check(tmp_path, jobs=2) == whole  # the worker that reads a file streams it
+    rules = {d.rule for d, _ in whole}
+    assert rules >= {
+        "parse-error",
+        "schema-violation",
+        "eee-instance-ids",
+        "eee-sample-hash",
+        "eee-schema-version",
+    }
+    # Records after the bad line are still checked, at their own lines.
+    late = [(d.span.line, d.span.column) for d, _ in whole if "'single' is not" in d.message]
+    assert late == [(396, 163)]
+    capped = [d.message for d, _ in whole if "more like this" in d.message]
+    assert any("(26 more like this in this file not shown)" in m for m in capped)
+    assert not [d for d, _ in whole if d.rule in ("eee-checksum", "eee-total-rows")]
+
+
+def test_a_streamed_file_without_its_aggregate_is_reported_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(tmp_path, _lines(200))
+    (tmp_path / FOLDER / f"{UUID}.json").unlink()
+    monkeypatch.setattr(load, "CHUNK", 4096)
+    monkeypatch.setattr(load, "FIRST", 1024)
+    found = [d for d, _ in _check(tmp_path) if d.rule == "eee-companion"]
+    assert [(d.span.line, d.span.column) for d in found] == [(1, 1)]
+
+
+def test_the_companion_is_hashed_and_counted_in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(50)]
+    _store(tmp_path, lines)
+    monkeypatch.setattr(load, "MiB", 100)  # blocks end mid-line
+    assert _check(tmp_path) == []
+    (tmp_path / FOLDER / f"{UUID}_samples.jsonl").write_text("\n".join(lines[:-1]) + "\n\n")
+    messages = [d.message for d, _ in _check(tmp_path)]
+    assert "the companion file has 49 records, not 50" in messages
+    assert any(m.startswith("the sha256 of the companion file is ") for m in messages)
