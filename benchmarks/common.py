@@ -23,6 +23,24 @@ def timed(cmd: Sequence[str], cwd: Path, *, runs: int = 1) -> tuple[float, int]:
     return best, code
 
 
+_PROBE = """
+import resource, subprocess, sys, time
+started = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(time.perf_counter() - started, peak)
+"""
+
+
+def with_peak_memory(cmd: Sequence[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB, the largest process) of one run, measured
+    from a fresh process so earlier runs do not count."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *cmd], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return float(out[0]), float(out[1]) / 1024  # ru_maxrss is in KiB on Linux
+
+
 def median_wall(cmd: Sequence[str], cwd: Path, runs: int) -> float:
     walls = []
     for _ in range(runs):
