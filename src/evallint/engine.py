@@ -19,7 +19,7 @@ from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
 from evallint.rules.base import Rule
-from evallint.schemas import SchemaError, validate
+from evallint.schemas import SchemaError, expect_many, validate
 from evallint.schemawalk import ObjectKeys, unknown_keys
 
 
@@ -179,6 +179,8 @@ def lint(
         getattr(source, "outside", _never),
     )
     run.others = Others(source, config, run.files, run.outside)
+    if len(paths) >= workers.PARALLEL_FROM:
+        expect_many()  # before any fork, so every worker inherits it
     crew = workers.start(
         paths,
         workers.count_for(len(paths), jobs),

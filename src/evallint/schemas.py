@@ -121,6 +121,12 @@ def bulk(name: str) -> bool:
     return n > FAST_FROM
 
 
+def expect_many() -> None:
+    """A run of many files: use the fast engine from the first document."""
+    global FAST_FROM
+    FAST_FROM = 0
+
+
 @functools.cache
 def fast_verdict(name: str) -> Callable[[JSON], bool] | None:
     """jsonschema-rs's yes/no for a bundled schema, when the `fast` extra is installed.

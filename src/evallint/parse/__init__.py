@@ -7,11 +7,19 @@ from typing import Any, Literal
 
 from evallint.model import JSON, Pointer, Span
 from evallint.parse.jsonload import load_json, load_jsonl
-from evallint.parse.positions import SourceMap
-from evallint.parse.yamlload import Loaded, Problem, load_yaml
+from evallint.parse.positions import Loaded, Problem, SourceMap
 
 Format = Literal["yaml", "json", "jsonl"]
 FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
+
+
+def load_yaml(text: str, *, record: bool = False) -> Loaded:
+    # Imported on first use: PyYAML costs ~20 ms of start-up that a JSON-only run never needs.
+    from evallint.parse.yamlload import load_yaml as load
+
+    return load(text, record=record)
+
+
 _LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl}
 
 __all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "parse"]

@@ -13,8 +13,7 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
-from evallint.parse.positions import LineIndex, SourceMap
-from evallint.parse.yamlload import Loaded, Problem
+from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 
 # The C string scanner json.loads itself uses; typeshed does not list it.
 scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]

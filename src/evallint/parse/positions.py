@@ -6,7 +6,7 @@ import bisect
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
-from evallint.model import Pointer, Span
+from evallint.model import JSON, Pointer, Span
 
 
 class LineIndex:
@@ -68,3 +68,23 @@ class SourceMap:
         if span.end_line == span.line:
             return span
         return Span(span.line, span.column, span.line, self.lines.line_end(span.line))
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with a file's text itself, found while reading it."""
+
+    span: Span
+    message: str
+    rule: str = "parse-error"
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a loader makes of a text: the data, whether it could be read at all, its problems,
+    and (when asked for) where each value sits."""
+
+    data: JSON
+    ok: bool
+    problems: tuple[Problem, ...]
+    smap: SourceMap | None

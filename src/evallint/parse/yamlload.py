@@ -18,7 +18,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from evallint.model import JSON, Pointer, Span
-from evallint.parse.positions import LineIndex, SourceMap
+from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 
 MAX_DEPTH = 200
 ALIAS_BUDGET = 100_000  # nodes that aliases may add on top of what the text spells out
@@ -29,13 +29,6 @@ _CONSTRUCT = SafeConstructor()
 _Y = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_Y + t for t in ("str", "int", "float", "bool", "null", "timestamp", "binary")}
 _NO_KEY = object()
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    span: Span
-    message: str
-    rule: str = "parse-error"
 
 
 class _Stop(Exception):
@@ -236,14 +229,6 @@ class _Builder:
 
 
 _SECOND_DOCUMENT = "a second YAML document starts here; evallint reads one document per file"
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    data: JSON
-    ok: bool
-    problems: tuple[Problem, ...]
-    smap: SourceMap | None
 
 
 def load_yaml(text: str, *, record: bool = False) -> Loaded:

@@ -94,9 +94,10 @@ def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 def _bound(value: object) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if value in ("Infinity", "-Infinity"):
+    kind = type(value)  # exact types: bool is not a bound
+    if kind is float or kind is int:
+        return float(value)  # type: ignore[arg-type]
+    if value == "Infinity" or value == "-Infinity":
         return float(str(value).replace("Infinity", "inf"))
     return None
 
@@ -115,11 +116,10 @@ def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
     for i, result in items(doc.data, "evaluation_results"):
         metric, details = result.get("metric_config"), result.get("score_details")
         score = details.get("score") if isinstance(details, dict) else None
-        if not isinstance(metric, dict) or _bound(score) is None:
+        value = _bound(score)
+        if not isinstance(metric, dict) or value is None:
             continue
         where = ("evaluation_results", i, "score_details", "score")
-        value = _bound(score)
-        assert value is not None
         if metric.get("score_type") == "levels":
             names = metric.get("level_names")
             top = len(names) - 1 if isinstance(names, list) else None
