@@ -106,6 +106,9 @@ class Forked:
         self._conns: list[Connection] = []
         self._procs = []
         _JOB = (paths, count, read, check)
+        # Collections in a worker would otherwise write to every object inherited from this
+        # process, copying their memory pages; frozen objects are never scanned.
+        gc.freeze()
         try:
             for first in range(count):
                 mine, theirs = context.Pipe()
