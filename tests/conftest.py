@@ -63,7 +63,7 @@ def found(
     text: str | bytes,
     config: Config | None = None,
     given: Mapping[str, str | bytes] | None = None,
-) -> list[tuple[object, ...]]:
+) -> list[tuple[int, int, str, str]]:
     """(line, column, rule, message) of every diagnostic for one file (`given`: files beside it)."""
     files = {**(given or {}), path: text}
     return [

@@ -357,7 +357,7 @@ def test_forked_workers_report_what_one_process_reports(run: Run, tmp_path: Path
         d["rule"] for d in found
     }
     # The verbose listing (kinds, skipped files) in the same order; the timing aside.
-    serial, forked = (run("check", "-v", "--jobs", n, cwd=root)[1] for n in ("1", "3"))
-    assert serial.splitlines()[:-1] == forked.splitlines()[:-1]
-    assert "skipped notes.yaml: no kind matches" in forked
+    one, many = (run("check", "-v", "--jobs", n, cwd=root)[1] for n in ("1", "3"))
+    assert one.splitlines()[:-1] == many.splitlines()[:-1]
+    assert "skipped notes.yaml: no kind matches" in many
     assert run("check", "--jobs", "0", cwd=root)[0] == 2

@@ -176,7 +176,7 @@ def _demo() -> dict[str, str]:
     }
 
 
-def _report(files: dict[str, str]) -> list[tuple[object, ...]]:
+def _report(files: dict[str, str]) -> list[tuple[str, int, int, str, str]]:
     from conftest import lint_files
 
     return [

@@ -138,7 +138,7 @@ def sarif_validator() -> jsonschema.Draft4Validator:
 
 
 def check_sarif(text: str, validator: jsonschema.Draft4Validator) -> dict[str, Any]:
-    log = json.loads(text)
+    log: dict[str, Any] = json.loads(text)
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
     assert not errors, [e.message for e in errors][:5]
     # GitHub's required subset, beyond the schema.

@@ -38,7 +38,7 @@ questions:
 """
 
 
-def found(path: str, text: str | bytes) -> list[tuple[object, ...]]:
+def found(path: str, text: str | bytes) -> list[tuple[int, int, str, str]]:
     """Findings for one file, linted beside the rubric the dataset fixtures refer to."""
     return conftest.found(path, text, given={"rubrics/tone.yaml": RUBRIC})
 

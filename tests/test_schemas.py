@@ -296,21 +296,21 @@ def _named_documents() -> Iterator[tuple[str, str, Any]]:
         if isinstance(entry, Entry) and entry.doc.ok:
             records = entry.doc.data if entry.kind.per_record else [entry.doc.data]
             for record in records if isinstance(records, list) else []:
-                name = entry.kind.schema_for(record)
-                if name is not None:
-                    yield path, name, record
+                schema = entry.kind.schema_for(record)
+                if schema is not None:
+                    yield path, schema, record
     eee = SHARED / "corpus" / "eee"
-    for path in sorted(eee.rglob("*.json")) if eee.is_dir() else []:
-        if path.is_file() and "schema" not in path.parts:
-            data = json.loads(path.read_bytes())
+    for file in sorted(eee.rglob("*.json")) if eee.is_dir() else []:
+        if file.is_file() and "schema" not in file.parts:
+            data = json.loads(file.read_bytes())
             version = data.get("schema_version") if isinstance(data, dict) else None
-            for name in {f"eee/eval_{version}", "eee/eval_0.3.0"} & set(schema_names()):
-                yield str(path), name, data
-    for path in sorted(p for p in eee.rglob("*.jsonl") if p.is_file()) if eee.is_dir() else []:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            for schema in {f"eee/eval_{version}", "eee/eval_0.3.0"} & set(schema_names()):
+                yield str(file), schema, data
+    for file in sorted(p for p in eee.rglob("*.jsonl") if p.is_file()) if eee.is_dir() else []:
+        for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             record = json.loads(line) if line.strip() else None
             for version in ("0.2.0", "0.3.0") if isinstance(record, dict) else ():
-                yield f"{path}:{n}", f"eee/instance_{version}", record
+                yield f"{file}:{n}", f"eee/instance_{version}", record
 
 
 def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None:
