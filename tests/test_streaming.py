@@ -132,3 +132,23 @@ def test_the_companion_is_hashed_and_counted_in_blocks(
     messages = [d.message for d, _ in _check(tmp_path)]
     assert "the companion file has 49 records, not 50" in messages
     assert any(m.startswith("the sha256 of the companion file is ") for m in messages)
+
+
+def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(60)]
+    lines[30] = json.dumps({**RECORD, "sample_id": "x" * 5000})
+    _store(tmp_path, lines)
+    monkeypatch.setattr(load, "CHUNK", 1024)
+    monkeypatch.setattr(load, "FIRST", 512)
+    paths = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    report = lint(paths, FsSource(tmp_path), Config(max_file_size=4096), tree=paths, jobs=1)
+    errors = [(d.span.line, d.rule, d.message) for d in report.diagnostics if d.path.endswith("l")]
+    assert errors == [
+        (
+            31,
+            "parse-error",
+            "line 31 is over max-file-size (4,096 bytes); the rest of the file is not read",
+        )
+    ]

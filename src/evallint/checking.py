@@ -26,7 +26,7 @@ def check_entry(
     """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
     repeats = Repeats(ctx.config.max_repeats)
     out: list[Diagnostic] = []
-    for doc, lines, number in chunks(entry, source):
+    for doc, lines, number in chunks(entry, source, ctx.config.max_file_size):
         here = replace(ctx, chunk=number) if number else ctx
         out += _check_document(doc, lines, entry, here, run, repeats, cross_file)
     return repeats.finish(out)

@@ -10,7 +10,7 @@ from evallint.config import Config, MiB
 from evallint.formats.base import Kind
 from evallint.kinds import content_kind, declared_kind, path_kind
 from evallint.model import Diagnostic, Severity, Span
-from evallint.parse import Document, format_of, parse
+from evallint.parse import Document, Problem, format_of, parse
 from evallint.project import Entry, Rest
 
 
@@ -46,7 +46,7 @@ def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | D
     forced = config.kind_for(path)
     size = source.size(path)
     if fmt == "jsonl" and size > CHUNK and isinstance(source, Streams):
-        streamed = _first_chunk(path, source, forced)
+        streamed = _first_chunk(path, source, config, forced)
         if streamed is not None:
             return streamed
     if size > config.max_file_size:
@@ -72,36 +72,65 @@ def _kind(doc: Document, forced: Kind | None) -> Kind | None:
 
 
 # A JSONL file larger than CHUNK bytes, of a kind checked record by record, is read in chunks of
-# about CHUNK bytes of whole lines (then max-file-size does not apply: memory stays flat). Its
-# entry keeps only the first FIRST bytes, enough to tell its kind.
+# about CHUNK bytes of whole lines (then max-file-size does not apply to the file, only to each
+# line: memory stays flat). Its entry keeps only the first FIRST bytes, enough to tell its kind.
 CHUNK = 8 * MiB
 FIRST = 64 * 1024
 
 
-def _first_chunk(path: str, source: Streams, forced: Kind | None) -> Entry | None:
+def _first_chunk(path: str, source: Streams, config: Config, forced: Kind | None) -> Entry | None:
     with source.open(path) as f:
-        lines = f.readlines(FIRST)
-    raw = b"".join(lines)
+        raw = next(_line_blocks(f, FIRST, config.max_file_size), None)
+    if raw is None:
+        return None  # a first line over max-file-size: read as a whole file, and refused
     doc = parse(path, raw, "jsonl")
     kind = _kind(doc, forced)
     if kind is None or not kind.per_record:
         return None  # read whole, under max-file-size
-    return Entry(doc, kind, Rest(len(raw), len(lines)))
+    return Entry(doc, kind, Rest(len(raw), raw.count(b"\n")))
 
 
-def chunks(entry: Entry, source: Source) -> Iterator[tuple[Document, int, int]]:
+def chunks(entry: Entry, source: Source, limit: int) -> Iterator[tuple[Document, int, int]]:
     """(document, lines of the file before it, chunk number) for each part of an entry: the
-    entry's own document, then for a streamed file the rest, one chunk at a time."""
+    entry's own document, then for a streamed file the rest, one chunk at a time. `limit`: the
+    longest line read (max-file-size); the file is not read past a longer one."""
     yield entry.doc, 0, 0
     rest = entry.rest
     if rest is None or not isinstance(source, Streams):
         return
-    lines, number = rest.lines, 1
-    with source.open(entry.doc.path) as f:
+    path, lines, number = entry.doc.path, rest.lines, 1
+    with source.open(path) as f:
         f.seek(rest.offset)
-        while block := f.readlines(CHUNK):
-            yield parse(entry.doc.path, b"".join(block), "jsonl"), lines, number
-            lines, number = lines + len(block), number + 1
+        for raw in _line_blocks(f, CHUNK, limit):
+            if raw is None:
+                message = (
+                    f"line {lines + 1} is over max-file-size ({limit:,} bytes); "
+                    "the rest of the file is not read"
+                )
+                problem = Problem(Span(1, 1, 1, 2), message)
+                yield Document(path, "jsonl", "", [], True, (problem,)), lines, number
+                return
+            yield parse(path, raw, "jsonl"), lines, number
+            lines, number = lines + raw.count(b"\n"), number + 1
+
+
+def _line_blocks(f: BinaryIO, size: int, limit: int) -> Iterator[bytes | None]:
+    """Blocks of about `size` bytes that end at a line's end (or the file's); None for a line
+    longer than `limit`, after which nothing more is read."""
+    carry = b""
+    while block := f.read(size):
+        data = carry + block
+        if carry and data.find(b"\n", 0, limit + 1) < 0 and len(data) > limit:
+            yield None
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            carry = data[cut:]
+            yield data[:cut]
+        else:
+            carry = data
+    if carry:
+        yield carry if len(carry) <= limit else None
 
 
 @dataclass(frozen=True, slots=True)
