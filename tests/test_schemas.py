@@ -358,6 +358,23 @@ def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_sa
     assert copy["if"] == schema["if"]  # a condition must accept what it accepted
     assert schema["properties"]["a"]["additionalProperties"] is True  # a copy, not an edit
     assert _sound(schema)
+    # A branch that refines its parent's object is covered by the parent's closing; members of
+    # an allOf whose parent names no properties are closed themselves.
+    refined = closed_copy(
+        {
+            "properties": {"kind": {}, "extra": {}},
+            "if": {"properties": {"kind": {"const": "x"}}},
+            "then": {"properties": {"extra": {"type": "string"}}},
+            "allOf": [{"properties": {"kind": {}}}],
+        }
+    )
+    assert refined["additionalProperties"] is False
+    assert "additionalProperties" not in refined["then"]
+    assert "additionalProperties" not in refined["allOf"][0]
+    assert closed_copy({"allOf": [{"properties": {"a": {}}}]})["allOf"][0] == {
+        "properties": {"a": {}},
+        "additionalProperties": False,
+    }
     # An object can match the free-form alternative while the walk sees the other's keys.
     mixed = {"anyOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object"}]}
     assert not _sound(mixed)

@@ -298,33 +298,42 @@ def _closed_verdict(name: str) -> Callable[[JSON], bool] | None:
 
 # Keywords whose subschemas must hold for the document to be valid: closing an object inside
 # them can only reject more documents. `if`, `not`, `contains` and `propertyNames` are left as
-# they are: closing there would change which documents they accept.
-_POSITIVE_MAPS = ("properties", "patternProperties", "definitions")
-_POSITIVE_ONE = ("additionalProperties", "items", "then", "else")
-_POSITIVE_LISTS = ("allOf", "anyOf", "oneOf", "items")
+# they are: closing there would change which documents they accept. `allOf` members and
+# `then`/`else` describe the same value as their parent; the others describe other values, or
+# (`anyOf`/`oneOf`) alternatives that `_sound` reasons about one by one.
+_SAME_VALUE_ONE: tuple[str, ...] = ("then", "else")
+_SAME_VALUE_LISTS: tuple[str, ...] = ("allOf",)
+_OTHER_MAPS: tuple[str, ...] = ("properties", "patternProperties", "definitions")
+_OTHER_ONE: tuple[str, ...] = ("additionalProperties", "items")
+_OTHER_LISTS: tuple[str, ...] = ("anyOf", "oneOf", "items")
 
 
-def closed_copy(schema: Schema) -> Schema:
+def closed_copy(schema: Schema, covered: bool = False) -> Schema:
     """The schema with `additionalProperties: false` on every object that names its properties
-    and takes any other key (`true` or absent).
+    and takes any other key (`true` or absent), unless a schema of the same value already
+    closes it (`covered`: a parent whose `allOf` member or `then` branch this is).
 
     A document valid under the copy holds, at every object the walk visits, only keys one of the
-    object's schemas names, so the walk would report nothing there (given `_sound`).
+    object's schemas names, so the walk would report nothing there (given `_sound`). Closing a
+    `then` branch that adds a property on its own would reject every document instead.
     """
     out = dict(schema)
-    if out.get("properties") and out.get("additionalProperties", True) is True:
+    if not covered and out.get("properties") and out.get("additionalProperties", True) is True:
         out["additionalProperties"] = False
-    for key in _POSITIVE_MAPS:
+    same = covered or out.get("additionalProperties") is False
+    for key in _OTHER_MAPS:
         if isinstance(out.get(key), dict):
             out[key] = {
                 k: closed_copy(v) if isinstance(v, dict) else v for k, v in out[key].items()
             }
-    for key in _POSITIVE_ONE:
-        if isinstance(out.get(key), dict):
-            out[key] = closed_copy(out[key])
-    for key in _POSITIVE_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [closed_copy(v) if isinstance(v, dict) else v for v in out[key]]
+    for keys, cover in ((_SAME_VALUE_ONE, same), (_OTHER_ONE, False)):
+        for key in keys:
+            if isinstance(out.get(key), dict):
+                out[key] = closed_copy(out[key], cover)
+    for keys, cover in ((_SAME_VALUE_LISTS, same), (_OTHER_LISTS, False)):
+        for key in keys:
+            if isinstance(out.get(key), list):
+                out[key] = [closed_copy(v, cover) if isinstance(v, dict) else v for v in out[key]]
     return out
 
 
