@@ -103,6 +103,11 @@ class Context:
 
     def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
         """(where, schema, data) for the document, or for each record of a JSONL kind."""
+        if "units" not in doc.memo:
+            doc.memo["units"] = self._find_units(doc)
+        return doc.memo["units"]  # type: ignore[no-any-return]
+
+    def _find_units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
         records = (
             enumerate(doc.data)
             if self.kind.per_record and isinstance(doc.data, list)

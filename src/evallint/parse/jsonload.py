@@ -29,7 +29,10 @@ class _Flags:
         self.suspect = False
 
 
-def _strict_loads(text: str, flags: _Flags) -> JSON:
+def _strict_decoder(flags: _Flags) -> json.JSONDecoder:
+    """A decoder that notes duplicate keys and NaN/Infinity in `flags` (one per file: building
+    it costs as much as decoding a short JSONL line)."""
+
     def pairs(items: list[tuple[str, JSON]]) -> dict[str, JSON]:
         d = dict(items)
         if len(d) != len(items):
@@ -40,7 +43,11 @@ def _strict_loads(text: str, flags: _Flags) -> JSON:
         flags.suspect = True
         return float(name.replace("Infinity", "inf"))
 
-    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    return json.JSONDecoder(object_pairs_hook=pairs, parse_constant=constant)
+
+
+def _strict_loads(text: str, flags: _Flags) -> JSON:
+    return _strict_decoder(flags).decode(text)
 
 
 def load_json(text: str, *, record: bool = False) -> Loaded:
@@ -72,13 +79,15 @@ def load_jsonl(text: str, *, record: bool = False) -> Loaded:
     index = LineIndex(text)
     walker = _Walker(text, index)
     offset = 0
+    flags = _Flags()
+    decode = _strict_decoder(flags).decode
     for number, line in enumerate(text.split("\n"), start=1):
         start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
-        flags = _Flags()
+        flags.suspect = False
         try:
-            records.append(_strict_loads(line, flags))
+            records.append(decode(line))
         except json.JSONDecodeError as exc:
             col = exc.colno
             problems.append(Problem(Span(number, col, number, col + 1), _decode_message(exc)))
