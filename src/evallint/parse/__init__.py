@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evallint.model import JSON, Pointer, Span
-from evallint.parse.jsonload import load_json, load_jsonl
+from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import Loaded, Problem, SourceMap
 
 Format = Literal["yaml", "json", "jsonl"]
@@ -43,7 +43,12 @@ class Document:
     def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
         if "smap" not in self.memo:
-            self.memo["smap"] = _LOADERS[self.fmt](self.text, record=True).smap
+            if self.fmt == "json" and not self.problems:
+                # Duplicate-free JSON without NaN (the first parse reports those as problems):
+                # seek the spans, without parsing the file again.
+                self.memo["smap"] = seeking_map(self.text)
+            else:
+                self.memo["smap"] = _LOADERS[self.fmt](self.text, record=True).smap
         smap: SourceMap | None = self.memo["smap"]
         return smap
 
