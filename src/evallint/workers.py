@@ -119,6 +119,7 @@ class Forked:
                 self._procs.append(proc)
         finally:
             _JOB = None
+            gc.unfreeze()  # this process goes on collecting as before
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
         entries: list[Entry] = []
