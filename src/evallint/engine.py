@@ -40,14 +40,6 @@ class Others:
         self._docs: dict[str, Document | None] = {}
         self._scans: dict[str, Scan | None] = {}
 
-    def read(self, path: str) -> bytes | None:
-        if path not in self.listed or self.outside(path):
-            return None
-        try:
-            return self.source.read(path)
-        except OSError:
-            return None
-
     def scan(self, path: str) -> Scan | None:
         """A listed file's digests and records, read in blocks: memory stays flat."""
         if path not in self._scans:
