@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from evallint.config import Config
@@ -83,8 +83,3 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
         else:
             before[change.path] = found
     return Baseline(base, changes, before, tuple(deleted))
-
-
-def linted_paths(baseline: Baseline, exists: Sequence[str]) -> list[str]:
-    present = set(exists)
-    return [p for p in baseline.changed_paths if p in present]
