@@ -7,6 +7,7 @@ import datetime
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from evallint import index, workers
 from evallint.baseline import Baseline
@@ -60,6 +61,18 @@ class Others:
         return self._docs[path]
 
 
+_At = TypeVar("_At", bound=SchemaError | ObjectKeys)  # a finding of a unit, at a pointer
+_T = TypeVar("_T")
+
+
+def _memo(doc: Document, key: str, compute: Callable[[], _T]) -> _T:
+    """Worked out once per document, whichever rule asks first."""
+    if key not in doc.memo:
+        doc.memo[key] = compute()
+    found: _T = doc.memo[key]
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a rule may know besides its document."""
@@ -76,30 +89,22 @@ class Context:
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
-        if "schema" not in doc.memo:
-            doc.memo["schema"] = [
-                replace(e, pointer=(*at, *e.pointer))
-                for at, name, data in self._units(doc)
-                for e in validate(name, data)
-            ]
-        return doc.memo["schema"]  # type: ignore[no-any-return]
+        return _memo(doc, "schema", lambda: self._per_unit(doc, validate))
 
     def object_keys(self, doc: Document) -> list[ObjectKeys]:
-        if "keys" not in doc.memo:
-            doc.memo["keys"] = [
-                replace(o, pointer=(*at, *o.pointer))
-                for at, name, data in self._units(doc)
-                for o in unknown_keys(name, data)
-            ]
-        return doc.memo["keys"]  # type: ignore[no-any-return]
+        return _memo(doc, "keys", lambda: self._per_unit(doc, unknown_keys))
+
+    def _per_unit(self, doc: Document, check: Callable[[str, JSON], list[_At]]) -> list[_At]:
+        """`check` on each unit of the document, its pointers made the document's."""
+        units = _memo(doc, "units", lambda: self._units(doc))
+        return [
+            replace(found, pointer=(*at, *found.pointer))
+            for at, name, data in units
+            for found in check(name, data)
+        ]
 
     def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
         """(where, schema, data) for the document, or for each record of a JSONL kind."""
-        if "units" not in doc.memo:
-            doc.memo["units"] = self._find_units(doc)
-        return doc.memo["units"]  # type: ignore[no-any-return]
-
-    def _find_units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
         records = (
             enumerate(doc.data)
             if self.kind.per_record and isinstance(doc.data, list)

@@ -23,12 +23,8 @@ class Source(Protocol):
 
 
 @runtime_checkable
-class Streams(Protocol):
+class Streams(Source, Protocol):
     """A source that can also hand out a file to read in parts (the working tree)."""
-
-    def size(self, path: str) -> int: ...
-
-    def read(self, path: str) -> bytes: ...
 
     def open(self, path: str) -> BinaryIO: ...
 
