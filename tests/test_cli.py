@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from test_eee import MINIMAL_0_2_0
 
 Run = Callable[..., tuple[int, str, str]]
 Tree = Callable[[dict[str, str | bytes]], Path]
@@ -331,21 +332,9 @@ def test_forked_workers_report_what_one_process_reports(run: Run, tmp_path: Path
     # Records in different workers share an id: the rule must see across the split.
     store = root / "data" / "bench" / "acme" / "m"
     store.mkdir(parents=True)
-    record = {
-        "schema_version": "0.2.0",
-        "evaluation_id": "bench/acme_m/1760000000",
-        "retrieved_timestamp": "1760000000",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "o",
-            "evaluator_relationship": "other",
-        },
-        "model_info": {"name": "m", "id": "acme/m"},
-        "evaluation_results": [],
-    }
     for n in range(4):
         name = f"{n}c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
-        (store / name).write_text(json.dumps(record))
+        (store / name).write_text(json.dumps(MINIMAL_0_2_0))
     (root / "rubrics" / "bad.json").write_text('{"id": "b",}')
     (root / "notes.yaml").write_text("just: notes\n")
     serial = run("check", "--format", "json", "--jobs", "1", cwd=root)

@@ -13,6 +13,7 @@ from evallint.config import Config
 from evallint.engine import lint
 from evallint.model import Diagnostic
 from evallint.sources import FsSource
+from test_eee import MINIMAL_0_2_0
 
 FOLDER = "data/bench/acme/m"
 UUID = "3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e"
@@ -57,16 +58,8 @@ def _store(root: Path, lines: list[str]) -> None:
     raw = ("\n".join(lines) + "\n").encode()
     (folder / f"{UUID}_samples.jsonl").write_bytes(raw)
     aggregate = {
-        "schema_version": "0.2.0",
+        **MINIMAL_0_2_0,
         "evaluation_id": RECORD["evaluation_id"],
-        "retrieved_timestamp": "1760000000",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "o",
-            "evaluator_relationship": "other",
-        },
-        "model_info": {"name": "m", "id": "acme/m"},
-        "evaluation_results": [],
         "detailed_evaluation_results": {
             "format": "jsonl",
             "file_path": f"{FOLDER}/{UUID}_samples.jsonl",
@@ -144,10 +137,15 @@ def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
     monkeypatch.setattr(load, "FIRST", 512)
     paths = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     report = lint(paths, FsSource(tmp_path), Config(max_file_size=4096), tree=paths, jobs=1)
-    errors = [(d.span.line, d.rule, d.message) for d in report.diagnostics if d.path.endswith("l")]
+    errors = [
+        (d.span.line, d.span.column, d.rule, d.message)
+        for d in report.diagnostics
+        if d.path.endswith("l")
+    ]
     assert errors == [
         (
             31,
+            1,
             "parse-error",
             "line 31 is over max-file-size (4,096 bytes); the rest of the file is not read",
         )
