@@ -204,9 +204,7 @@ def _the_alternative(
     kind = json_type(value)
     fits = []
     for alt in alternatives if isinstance(alternatives, list) else []:
-        target = alt
-        while isinstance(target, dict) and "$ref" in target:
-            target = _resolve(root, target["$ref"])
+        target = deref(root, alt)
         types = target.get("type") if isinstance(target, dict) else None
         names = types if isinstance(types, list) else [types]
         if kind in names or (kind == "integer" and "number" in names):
@@ -214,11 +212,19 @@ def _the_alternative(
     return fits[0] if len(fits) == 1 else None
 
 
-def _resolve(root: dict[str, Any], ref: str) -> Any:
+def resolve(root: dict[str, Any], ref: str) -> Any:
+    """What a local `$ref` (`#/definitions/x`) names inside `root`."""
     node: Any = root
     for part in ref.lstrip("#/").split("/"):
         node = node[part]
     return node
+
+
+def deref(root: dict[str, Any], schema: Any) -> Any:
+    """`schema`, or what its chain of `$ref`s leads to."""
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = resolve(root, schema["$ref"])
+    return schema
 
 
 def pointer_of(name: str, data: JSON) -> Pointer:

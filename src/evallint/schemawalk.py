@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from evallint.model import JSON, Pointer
-from evallint.schemas import bulk, compile_schema, fast_compile, json_type, load_schema
+from evallint.schemas import (
+    bulk,
+    compile_schema,
+    deref,
+    fast_compile,
+    json_type,
+    load_schema,
+    resolve,
+)
 
 Schema = dict[str, Any]
 
@@ -150,10 +158,8 @@ class _Walker:
         return out, conditional
 
     def resolve(self, ref: str) -> Schema:
-        node: Any = self.root
-        for part in ref.lstrip("#/").split("/"):
-            node = node[part]
-        return node  # type: ignore[no-any-return]
+        found: Schema = resolve(self.root, ref)
+        return found
 
     def holds(self, condition: Schema, data: JSON) -> bool:
         simple = _simple(condition, data)
@@ -341,33 +347,32 @@ def _sound(root: Schema) -> bool:
     that each name their properties directly and share only keys whose schemas are the same or
     hold no structure. Conditions must not `$ref` what the copy changes.
     """
-    walker = _Walker(root)
     for node in _nodes(root):
         for key in ("if", "not", "contains", "propertyNames"):
             if any("$ref" in sub for sub in _nodes(node.get(key))):
                 return False
         for key in ("anyOf", "oneOf"):
             alternatives = node.get(key)
-            if isinstance(alternatives, list) and not _disjoint(walker, alternatives):
+            if isinstance(alternatives, list) and not _disjoint(root, alternatives):
                 return False
     return True
 
 
-def _disjoint(walker: _Walker, alternatives: list[Any]) -> bool:
-    alts = [_resolved(walker, a) for a in alternatives if isinstance(a, dict)]
+def _disjoint(root: Schema, alternatives: list[Any]) -> bool:
+    alts = [deref(root, a) for a in alternatives if isinstance(a, dict)]
     arrays = [a for a in alts if _takes(a, "array")]
-    if sum(_structured(walker, a.get("items")) for a in arrays) and len(arrays) > 1:
+    if sum(_structured(root, a.get("items")) for a in arrays) and len(arrays) > 1:
         return False
     objects = [a for a in alts if _takes(a, "object")]
-    if len(objects) <= 1 or not any(_structured(walker, a) for a in objects):
+    if len(objects) <= 1 or not any(_structured(root, a) for a in objects):
         return True
     if any(not a.get("properties") or set(a) & _COMBINING for a in objects):
         return False
     seen: dict[str, Any] = {}
     for alt in objects:
         for name, sub in alt["properties"].items():
-            sub = _resolved(walker, sub)
-            if name in seen and seen[name] is not sub and _structured(walker, sub):
+            sub = deref(root, sub)
+            if name in seen and seen[name] is not sub and _structured(root, sub):
                 return False
             seen.setdefault(name, sub)
     return True
@@ -385,18 +390,10 @@ def _takes(schema: Schema, kind: str) -> bool:
     return kind in (types if isinstance(types, list) else [types])
 
 
-def _structured(walker: _Walker, schema: Any) -> bool:
+def _structured(root: Schema, schema: Any) -> bool:
     """Whether the walk could find anything at or below this schema."""
-    if not isinstance(schema, dict):
-        return False
-    schema = _resolved(walker, schema)
-    return bool(set(schema) & _STRUCTURE)
-
-
-def _resolved(walker: _Walker, schema: Schema) -> Schema:
-    while "$ref" in schema:
-        schema = walker.resolve(schema["$ref"])
-    return schema
+    schema = deref(root, schema)
+    return isinstance(schema, dict) and bool(set(schema) & _STRUCTURE)
 
 
 def _nodes(schema: Any) -> Iterator[Schema]:

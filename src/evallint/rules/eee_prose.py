@@ -94,9 +94,8 @@ def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 def _bound(value: object) -> float | None:
-    kind = type(value)  # exact types: bool is not a bound
-    if kind is float or kind is int:
-        return float(value)  # type: ignore[arg-type]
+    if isinstance(value, int | float) and value.__class__ is not bool:  # true is not a bound
+        return float(value)
     if value == "Infinity" or value == "-Infinity":
         return float(str(value).replace("Infinity", "inf"))
     return None
