@@ -122,9 +122,12 @@ def test_the_companion_is_hashed_and_counted_in_blocks(
     monkeypatch.setattr(load, "MiB", 100)  # blocks end mid-line
     assert _check(tmp_path) == []
     (tmp_path / FOLDER / f"{UUID}_samples.jsonl").write_text("\n".join(lines[:-1]) + "\n\n")
-    messages = [d.message for d, _ in _check(tmp_path)]
+    found = [(d.span.line, d.span.column, d.rule, d.message) for d, _ in _check(tmp_path)]
+    messages = [f[3] for f in found]
     assert "the companion file has 49 records, not 50" in messages
     assert any(m.startswith("the sha256 of the companion file is ") for m in messages)
+    # On the aggregate's values, as json.dumps(indent=2) lays them out.
+    assert [f[:3] for f in found] == [(19, 17, "eee-checksum"), (20, 19, "eee-total-rows")]
 
 
 def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
