@@ -48,7 +48,7 @@ def build(
             continue  # never read a file a symlink takes out of the project
         raw = _candidate_bytes(path, source, config)
         if raw is None or (raw and _may_define(raw)):
-            found = read_entry(path, source, config)
+            found = read_entry(path, source, config, raw)
             if isinstance(found, Entry):
                 definers.append(found)
         elif raw and mentions is not None and mentions.search(raw):
@@ -57,7 +57,7 @@ def build(
     referrers = []
     for path, raw in mentioning:
         if mentions is not None and _might_break(raw, mentions, project, inside):
-            found = read_entry(path, source, config)
+            found = read_entry(path, source, config, raw)
             if isinstance(found, Entry):
                 project.add(found)
                 referrers.append(found)

@@ -35,13 +35,16 @@ class Skipped:
     reason: str
 
 
-def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | Diagnostic:
+def read_entry(
+    path: str, source: Source, config: Config, raw: bytes | None = None
+) -> Entry | Skipped | Diagnostic:
+    """`raw`: the file's bytes, when the caller has read them already."""
     fmt = format_of(path)
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
     forced = config.kind_for(path)
-    size = source.size(path)
-    if fmt == "jsonl" and size > CHUNK and isinstance(source, Streams):
+    size = source.size(path) if raw is None else len(raw)
+    if fmt == "jsonl" and size > CHUNK and raw is None and isinstance(source, Streams):
         streamed = _first_chunk(path, source, config, forced)
         if streamed is not None:
             return streamed
@@ -52,7 +55,7 @@ def read_entry(path: str, source: Source, config: Config) -> Entry | Skipped | D
             f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit (max-file-size)"
         )
         return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
-    doc = parse(path, source.read(path), fmt)
+    doc = parse(path, source.read(path) if raw is None else raw, fmt)
     kind = _kind(doc, forced)
     if kind is None:
         reason = "not readable, and no kind claims it" if not doc.ok else "no kind matches"
