@@ -92,7 +92,8 @@ def test_yaml_second_document_is_reported() -> None:
             2,
             1,
             "parse-error",
-            "a second YAML document starts here; evallint reads one document per file",
+            "a second YAML document starts here; an eval file holds one, and loaders reject "
+            "the file",
         )
     ]
 
@@ -143,7 +144,7 @@ def test_json_strictness() -> None:
 def test_json_deep_nesting() -> None:
     started = time.perf_counter()
     assert problems("[" * 100_000 + "]" * 100_000, "json") == [
-        (1, 1, "parse-error", "nesting too deep")
+        (1, 201, "parse-error", "nesting deeper than 200 levels")
     ]
     assert time.perf_counter() - started < 1
 

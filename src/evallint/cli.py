@@ -209,6 +209,8 @@ def run_check(args: argparse.Namespace) -> int:
         jobs=args.jobs,
     )
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
+    if config.strict:
+        report = _named_unreadable_fail(report, chosen.named)
     fmt = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -218,6 +220,24 @@ def run_check(args: argparse.Namespace) -> int:
     if fmt == "github":
         _github_files(report, os.environ, args.sarif_output)
     return report.exit_code(strict=config.strict)
+
+
+def _named_unreadable_fail(report: Report, named: frozenset[str]) -> Report:
+    """Under --strict, a file named on the command line that cannot be read is an error."""
+    failed = [s for s in report.unreadable if s.path in named]
+    if not failed:
+        return report
+    from evallint.model import Diagnostic
+
+    diagnostics = sorted(
+        (*report.diagnostics, *(s.as_error() for s in failed)), key=Diagnostic.sort_key
+    )
+    return replace(
+        report,
+        diagnostics=tuple(diagnostics),
+        files_checked=report.files_checked + len(failed),
+        skipped=tuple(s for s in report.skipped if s not in failed),
+    )
 
 
 def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None) -> None:

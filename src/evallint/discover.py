@@ -10,6 +10,7 @@ from pathlib import Path
 from evallint import git
 from evallint.config import Config
 from evallint.errors import EvallintError
+from evallint.model import Skipped
 from evallint.parse import format_of
 
 
@@ -34,13 +35,13 @@ def inside(path: Path, root: Path) -> bool:
 
 def select(
     args: Sequence[str], cwd: Path, root: Path, in_git: bool, config: Config
-) -> tuple[list[str], list[str], list[str]]:
+) -> tuple[list[str], list[Skipped], list[str]]:
     """(paths safe to read, skipped with reasons, every listed path), relative to the root.
 
     A symlink that leads out of the project is listed (a reference to it exists) but never read.
     """
     chosen: list[str] = []
-    skipped: list[str] = []
+    skipped: list[Skipped] = []
     regular: set[str] = set()  # seen as regular files by the walk: no stat needed
     for arg in args or ["."]:
         path = Path(os.path.normpath(cwd / arg))
@@ -65,7 +66,7 @@ def select(
         except OSError:
             continue
         if stat.S_ISLNK(mode) and not inside(Path(target), root):
-            skipped.append(f"{rel}: symlink to outside the project, not read")
+            skipped.append(Skipped(rel, "symlink to outside the project, not read"))
         elif stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and os.path.isfile(target)):
             out.append(rel)
     return out, skipped, listed

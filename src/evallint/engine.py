@@ -14,8 +14,8 @@ from evallint.baseline import Baseline
 from evallint.checking import check_entry
 from evallint.config import Config
 from evallint.kinds import Kind
-from evallint.load import Scan, Skipped, Source, read_entry, scan
-from evallint.model import JSON, Diagnostic, Pointer, Report, Severity
+from evallint.load import Scan, Source, read_entry, scan
+from evallint.model import JSON, Diagnostic, Pointer, Report, Severity, Skipped
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
@@ -133,7 +133,7 @@ class Run:
     outside: Callable[[str], bool] = _never
     others: Others | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
     _plans: dict[tuple[str, bool], list[tuple[Rule, Severity]]] = field(default_factory=dict)
 
@@ -193,7 +193,7 @@ def lint(
     )
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
-    run.skipped += [reason for _, reason in skipped]
+    run.skipped += skipped
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
     indexed = index.build(entries, tree, source, config, also=also)
@@ -222,7 +222,7 @@ def _read_all(
     for path in paths:
         found = read_entry(path, source, config)
         if isinstance(found, Skipped):
-            skipped.append((found.path, f"{found.path}: {found.reason}"))
+            skipped.append(found)
         elif isinstance(found, Diagnostic):
             diagnostics.append(found)
         else:

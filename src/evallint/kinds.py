@@ -13,7 +13,18 @@ from evallint.formats import abp, agentv, ai_eval, eee
 from evallint.formats.base import Kind, items
 from evallint.model import JSON
 
-__all__ = ["BY_NAME", "KINDS", "Kind", "content_kind", "declared_kind", "items", "path_kind"]
+__all__ = [
+    "BY_NAME",
+    "KINDS",
+    "Kind",
+    "claimed_kind",
+    "content_kind",
+    "declared_kind",
+    "items",
+    "near_kind",
+    "path_kind",
+    "sniffed_kind",
+]
 
 # Order matters: the first kind whose evidence matches wins.
 KINDS: tuple[Kind, ...] = (
@@ -33,6 +44,9 @@ KINDS: tuple[Kind, ...] = (
 BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}
 
 _MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.M)
+# A top-level `$schema` as written, for files that do not parse: "$schema": "...", $schema: ...
+_SCHEMA_KEY = re.compile(r"""["']?\$schema["']?[ \t]*:[ \t]*["']?([^\s"',}]+)""")
+HEAD = 4096  # how far into a file its declaration is looked for
 
 
 def _schema_kind(ref: str) -> Kind | None:
@@ -48,7 +62,7 @@ def _schema_kind(ref: str) -> Kind | None:
 def declared_kind(text: str, data: JSON) -> Kind | None:
     """The kind a file declares: a yaml-language-server modeline, or a top-level `$schema`."""
     # A plain find first: the regex costs ~25 us a file, and JSON never has the comment.
-    m = _MODELINE.search(text, 0, 4096) if text.find("yaml-language-server", 0, 4096) >= 0 else None
+    m = _MODELINE.search(text, 0, HEAD) if text.find("yaml-language-server", 0, HEAD) >= 0 else None
     if m:
         found = _schema_kind(m.group(1))
         if found:
@@ -58,15 +72,94 @@ def declared_kind(text: str, data: JSON) -> Kind | None:
     return None
 
 
+def declared_in_text(text: str) -> Kind | None:
+    """The kind a file that does not parse declares, read from its first bytes."""
+    found = declared_kind(text, None)
+    if found is None and text.find("$schema", 0, HEAD) >= 0:
+        m = _SCHEMA_KEY.search(text, 0, HEAD)
+        found = _schema_kind(m.group(1)) if m else None
+    return found
+
+
+def tooling(path: str) -> bool:
+    """CI configuration (`.github/workflows/eval.yml`) is never an eval file by itself."""
+    return path.startswith(".github/")
+
+
 def path_kind(path: str, fmt: str) -> Kind | None:
+    if tooling(path):
+        return None
     for kind in KINDS:
         if kind.by_path and fmt in kind.formats and kind.by_path(path):
             return kind
     return None
 
 
+def claimed_kind(path: str, fmt: str) -> Kind | None:
+    """The kind a file's path claims it for, before its content is read (see Kind.claim)."""
+    if tooling(path):
+        return None
+    for kind in KINDS:
+        if kind.claim and fmt in kind.formats and kind.claim(path):
+            return kind
+    return None
+
+
 def content_kind(path: str, data: JSON, fmt: str) -> Kind | None:
+    if tooling(path):
+        return None
     for kind in KINDS:
         if kind.by_content and fmt in kind.formats and kind.by_content(path, data):
             return kind
+    return None
+
+
+_MARKS: dict[str, re.Pattern[str]] = {}
+
+
+def _marked(text: str, key: str, fmt: str) -> bool:
+    """Whether `key` is written as a mapping key somewhere in the text."""
+    rx = _MARKS.get(f"{fmt}:{key}")
+    if rx is None:
+        quoted = f'"{re.escape(key)}"[ \\t]*:'
+        # YAML: the key starts a line (after indentation and a sequence dash), quoted or not.
+        bare = f"""(?m)^[ \\t]*(?:-[ \\t]+)*["']?{re.escape(key)}["']?[ \\t]*:"""
+        rx = _MARKS[f"{fmt}:{key}"] = re.compile(bare if fmt == "yaml" else quoted)
+    return rx.search(text) is not None
+
+
+def sniffed_kind(path: str, text: str, fmt: str) -> Kind | None:
+    """The kind whose markers a file that does not parse carries in its raw text."""
+    if tooling(path):
+        return None
+    for kind in KINDS:
+        if fmt in kind.formats and any(
+            all(_marked(text, key, fmt) for key in keys) for keys in kind.markers
+        ):
+            return kind
+    return None
+
+
+def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
+    """The kind a parsed file would be, were one of its top-level keys not misspelt
+    (`questons:`): it is that kind, and its checks report the typo."""
+    from evallint.suggest import suggest
+
+    if not isinstance(data, dict) or tooling(path):
+        return None
+    for kind in KINDS:
+        if fmt not in kind.formats:
+            continue
+        for keys in kind.markers:
+            missing = [k for k in keys if k not in data]
+            if len(missing) != 1:
+                continue
+            # With no other marker key to go by, the misspelt one must hold a list or mapping.
+            typos = [
+                k
+                for k in data
+                if k not in keys and (len(keys) > 1 or isinstance(data[k], list | dict))
+            ]
+            if any(suggest(t, missing) == missing[0] for t in typos):
+                return kind
     return None

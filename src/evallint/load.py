@@ -8,9 +8,17 @@ from typing import BinaryIO, Protocol, runtime_checkable
 
 from evallint.config import Config, MiB
 from evallint.formats.base import Kind
-from evallint.kinds import content_kind, declared_kind, path_kind
-from evallint.model import Diagnostic, Severity, Span
-from evallint.parse import Document, Problem, format_of, parse
+from evallint.kinds import (
+    claimed_kind,
+    content_kind,
+    declared_in_text,
+    declared_kind,
+    near_kind,
+    path_kind,
+    sniffed_kind,
+)
+from evallint.model import Diagnostic, Severity, Skipped, Span
+from evallint.parse import Document, Format, Problem, format_of, parse
 from evallint.project import Entry, Rest
 
 
@@ -29,45 +37,109 @@ class Streams(Source, Protocol):
     def open(self, path: str) -> BinaryIO: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    path: str
-    reason: str
-
-
 def read_entry(
     path: str, source: Source, config: Config, raw: bytes | None = None
 ) -> Entry | Skipped | Diagnostic:
-    """`raw`: the file's bytes, when the caller has read them already."""
+    """`raw`: the file's bytes, when the caller has read them already.
+
+    Fails closed: a file that a kind claims by its path, its declaration or the markers in its
+    text, and that cannot be read, decoded or parsed, is a parse-error, never a skip.
+    """
     fmt = format_of(path)
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
     forced = config.kind_for(path)
-    size = source.size(path) if raw is None else len(raw)
-    if fmt == "jsonl" and size > CHUNK and raw is None and isinstance(source, Streams):
-        streamed = _first_chunk(path, source, config, forced)
-        if streamed is not None:
-            return streamed
-    if size > config.max_file_size:
-        if (forced or path_kind(path, fmt)) is None:
-            return Skipped(path, f"{size:,} bytes, over max-file-size")
-        message = (
-            f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit (max-file-size)"
-        )
-        return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
-    doc = parse(path, source.read(path) if raw is None else raw, fmt)
-    kind = _kind(doc, forced)
+    try:
+        size = source.size(path) if raw is None else len(raw)
+        if fmt == "jsonl" and size > CHUNK and raw is None and isinstance(source, Streams):
+            streamed = _first_chunk(path, source, config, forced)
+            if streamed is not None:
+                return streamed
+        if size > config.max_file_size:
+            message = (
+                f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit "
+                "(max-file-size)"
+            )
+            return _unread(path, fmt, forced, message, _head(source, path))
+        if raw is None:
+            raw = source.read(path)
+    except OSError as exc:
+        return _unread(path, fmt, forced, f"cannot be read: {exc.strerror or exc}", "")
+    doc = parse(path, raw, fmt)
+    kind = _kind(doc, forced, raw)
     if kind is None:
-        reason = "not readable, and no kind claims it" if not doc.ok else "no kind matches"
-        return Skipped(path, reason)
-    return Entry(doc, kind)
+        if doc.ok:
+            return Skipped(path, "no kind matches")
+        first = doc.problems[0]
+        reason = f"does not parse ({first.message})"
+        return Skipped(path, reason, unreadable=True, problem=(first.span, first.message))
+    return Entry(_mapping_root(doc, kind), kind)
 
 
-def _kind(doc: Document, forced: Kind | None) -> Kind | None:
-    kind = forced or declared_kind(doc.text, doc.data) or path_kind(doc.path, doc.fmt)
-    if kind is None and doc.ok:
-        kind = content_kind(doc.path, doc.data, doc.fmt)
-    return kind
+_SHAPES = {list: "a list", str: "text", int: "a number", float: "a number", bool: "a boolean"}
+
+
+def _mapping_root(doc: Document, kind: Kind) -> Document:
+    """A file of a kind whose top level is a mapping, holding nothing or something else, has
+    no data to check: a parse-error, like any file that cannot be read as that kind."""
+    if not doc.ok or kind.per_record or isinstance(doc.data, dict):
+        return doc
+    if doc.data is None:
+        span, message = Span(1, 1, 1, 2), f"the file holds no data; {kind.name} files are mappings"
+    else:
+        shape = _SHAPES.get(type(doc.data), type(doc.data).__name__)
+        span = doc.locate(())
+        message = f"the top level is {shape}; {kind.name} files are mappings of keys"
+    problem = Problem(span, message)
+    return Document(doc.path, doc.fmt, doc.text, None, False, (*doc.problems, problem))
+
+
+def _kind(doc: Document, forced: Kind | None, raw: bytes) -> Kind | None:
+    path, fmt = doc.path, doc.fmt
+    if doc.ok:
+        return (
+            forced
+            or declared_kind(doc.text, doc.data)
+            or path_kind(path, fmt)
+            or content_kind(path, doc.data, fmt)
+            or claimed_kind(path, fmt)
+            or near_kind(path, doc.data, fmt)
+        )
+    return _unparsed_kind(path, fmt, forced, doc.text or raw.decode("utf-8", "replace"))
+
+
+def _unparsed_kind(path: str, fmt: Format, forced: Kind | None, text: str) -> Kind | None:
+    """The kind of a file whose content cannot be read as data: from all but its data."""
+    return (
+        forced
+        or declared_in_text(text)
+        or path_kind(path, fmt)
+        or claimed_kind(path, fmt)
+        or sniffed_kind(path, text, fmt)
+    )
+
+
+def _unread(
+    path: str, fmt: Format, forced: Kind | None, message: str, head: str
+) -> Diagnostic | Skipped:
+    """A file that was not read whole: a parse-error when a kind claims it, else a skip that
+    is counted as unreadable."""
+    if _unparsed_kind(path, fmt, forced, head) is None:
+        return Skipped(path, message, unreadable=True)
+    return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
+
+
+def _head(source: Source, path: str) -> str:
+    """The first bytes of a file too large to read, to look for what it declares."""
+    try:
+        if isinstance(source, Streams):
+            with source.open(path) as f:
+                raw = f.read(FIRST)
+        else:
+            raw = source.read(path)[:FIRST]
+    except OSError:
+        return ""
+    return raw.decode("utf-8", "replace")
 
 
 # A JSONL file larger than CHUNK bytes, of a kind checked record by record, is read in chunks of
@@ -83,7 +155,7 @@ def _first_chunk(path: str, source: Streams, config: Config, forced: Kind | None
     if raw is None:
         return None  # a first line over max-file-size: read as a whole file, and refused
     doc = parse(path, raw, "jsonl")
-    kind = _kind(doc, forced)
+    kind = _kind(doc, forced, raw)
     if kind is None or not kind.per_record:
         return None  # read whole, under max-file-size
     return Entry(doc, kind, Rest(len(raw), raw.count(b"\n")))

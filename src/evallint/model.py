@@ -79,13 +79,36 @@ class Diagnostic:
 
 
 @dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file not checked, and why; `unreadable`: it could not be read as data (counted in the
+    summary, as a file evallint did not read is never called clean in silence)."""
+
+    path: str
+    reason: str
+    unreadable: bool = False
+    problem: tuple[Span, str] | None = None  # where it could not be read, and why
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+    def as_error(self) -> Diagnostic:
+        """The parse-error it is when evallint was told to check this very file (--strict)."""
+        span, message = self.problem or (Span(1, 1, 1, 2), self.reason)
+        return Diagnostic(self.path, span, "parse-error", Severity.ERROR, message)
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     diagnostics: tuple[Diagnostic, ...]
     files_checked: int
     seconds: float = 0.0
-    skipped: tuple[str, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = field(default=())  # run-level facts shown to people (e.g. base used)
     kinds: tuple[tuple[str, str], ...] = ()  # (path, kind title) of every file checked
+
+    @property
+    def unreadable(self) -> tuple[Skipped, ...]:
+        return tuple(s for s in self.skipped if s.unreadable)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)

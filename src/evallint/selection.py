@@ -11,14 +11,16 @@ from evallint import discover
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.errors import EvallintError
+from evallint.model import Skipped
 
 
 @dataclass(frozen=True, slots=True)
 class Selection:
     paths: list[str]  # the eval files to check, relative to the root
     tree: list[str]  # every file of the project
-    skipped: list[str]  # with reasons
+    skipped: list[Skipped]
     baseline: Baseline | None
+    named: frozenset[str] = frozenset()  # files named on the command line (pre-commit's way)
 
 
 def choose(
@@ -53,7 +55,12 @@ def choose(
     safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
     tree = listed if whole else discover.listing(root, in_git, config)
-    return Selection(discover.checkable(safe), tree, skipped, baseline)
+    named = frozenset(
+        discover.display_path(Path(os.path.normpath(cwd / p)), root)
+        for p in paths
+        if not (cwd / p).is_dir()
+    )
+    return Selection(discover.checkable(safe), tree, skipped, baseline, named)
 
 
 def load(root: Path, config: Config, ref: str | None) -> Baseline:

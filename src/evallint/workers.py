@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evallint.kinds import BY_NAME
-from evallint.model import JSON, Diagnostic
+from evallint.model import JSON, Diagnostic, Skipped
 from evallint.parse import Document, Format
 from evallint.project import Entry, Project
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
 
-Skips = list[tuple[str, str]]  # (path, why it was not read)
+Skips = list[Skipped]
 Read = Callable[[Sequence[str]], tuple[list[Entry], list[Diagnostic], Skips]]
 Check = Callable[[list[Entry], Project], list[Diagnostic]]  # (own files, the project)
 
@@ -132,7 +132,7 @@ class Forked:
             skipped += passed
         order = {p: i for i, p in enumerate(self._paths)}
         entries.sort(key=lambda e: order[e.doc.path])
-        skipped.sort(key=lambda s: order[s[0]])
+        skipped.sort(key=lambda s: order[s.path])
         return entries, diagnostics, skipped
 
     def check(self, head: Project) -> list[Diagnostic]:
@@ -152,7 +152,9 @@ def _receive(conn: Connection) -> Any:
     except EOFError:
         raise RuntimeError("a worker process ended without reporting (killed?)") from None
     if status == "error":
-        raise RuntimeError(f"a worker process failed:\n{payload}")
+        message, detail = payload
+        # One line, as any internal error; the traceback only under EVALLINT_DEBUG.
+        raise RuntimeError(f"in a worker process: {message}" + (f"\n{detail}" if detail else ""))
     return payload
 
 
@@ -171,7 +173,8 @@ def _work(conn: Connection, first: int) -> None:
         packed: list[Packed] = pickle.loads(conn.recv_bytes())
         head = Project([own.get(_path(p)) or unpack(p) for p in packed], ordered=True)
         conn.send(("ok", check(entries, head)))
-    except BaseException:  # reported by the parent, which owns the exit code
-        conn.send(("error", traceback.format_exc()))
+    except BaseException as exc:  # reported by the parent, which owns the exit code
+        detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
+        conn.send(("error", (f"{type(exc).__name__}: {exc}", detail)))
     finally:
         conn.close()

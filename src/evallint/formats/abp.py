@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.formats.base import ContentTest, FileRef, Kind, items
+from evallint.formats.base import ContentTest, FileRef, Kind, items, named
 from evallint.model import JSON, Pointer
 
 
@@ -56,6 +56,8 @@ EVALS = Kind(
     _evals_shape,
     case_ids=evals_ids,
     file_refs=evals_files,
+    claim=named("evals.json"),
+    markers=(("evals", "skill_name"), ("evals", "skill_file")),
 )
 
 STATIC_CHECKS = Kind(
@@ -66,4 +68,5 @@ STATIC_CHECKS = Kind(
     None,
     _named("static-checks.json"),
     file_refs=lambda data: _skill_file(data),
+    claim=named("static-checks.json"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.formats.base import ContentTest, FileRef, Kind, items
+from evallint.formats.base import ContentTest, FileRef, Kind, PathTest, items
 from evallint.model import JSON, Pointer
 
 _SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
@@ -130,11 +130,33 @@ def file_refs(data: JSON) -> Iterator[FileRef]:
 _YAML = frozenset({"yaml"})
 
 
-def _kind(name: str, title: str) -> Kind:
-    return Kind(name, title, name, _YAML, None, _is(name), case_ids=case_ids, file_refs=file_refs)
+def _kind(
+    name: str,
+    title: str,
+    claim: PathTest | None = None,
+    markers: tuple[tuple[str, ...], ...] = (),
+) -> Kind:
+    return Kind(
+        name,
+        title,
+        name,
+        _YAML,
+        None,
+        _is(name),
+        case_ids=case_ids,
+        file_refs=file_refs,
+        claim=claim,
+        markers=markers,
+    )
 
 
-V2 = _kind("agentv-v2", "AgentV eval (agentv-eval-v2)")
+V2 = _kind("agentv-v2", "AgentV eval (agentv-eval-v2)", markers=(("evalcases",),))
 SPEC = _kind("agentevals", "agentevals EVAL.yaml")
-V4 = _kind("agentv-v4", "AgentV eval (v4)")
+# A suite's file name claims it for AgentV; its keys then tell the dialect, v4 when they cannot.
+V4 = _kind(
+    "agentv-v4",
+    "AgentV eval (v4)",
+    is_suite_name,
+    (("tests", "criteria"), ("tests", "assertions")),
+)
 NEXT = _kind("agentv-next", "AgentV eval (v5, next)")

@@ -53,6 +53,7 @@ RUBRIC = Kind(
     versioned=id_and_version,
     references=rubric_refs,
     needles=(b"checks", b"scoring"),
+    markers=(("checks", "scoring"),),
 )
 
 JUDGE = Kind(
@@ -66,6 +67,7 @@ JUDGE = Kind(
     defines=id_and_version,
     versioned=id_and_version,
     needles=(b"template",),
+    markers=(("id", "version", "template"),),
 )
 
 DATASET = Kind(
@@ -78,4 +80,6 @@ DATASET = Kind(
     versioned=dataset_version,
     references=dataset_refs,
     needles=(b"questions",),
+    claim=in_dir("datasets"),
+    markers=(("questions",),),
 )

@@ -32,6 +32,12 @@ class Kind:
     formats: frozenset[str]
     by_path: PathTest | None = None  # path evidence, strongest after config and $schema
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
+    # Path evidence weaker than the content (which may name another kind of the family) that
+    # still claims the file before it is parsed: a claimed file that cannot be read is reported.
+    claim: PathTest | None = None
+    # Sets of keys whose presence in a file's raw text marks this kind, for files that do not
+    # parse (a set matches when all its keys are there); also matched with one key misspelt.
+    markers: tuple[tuple[str, ...], ...] = ()
     namespace: str | None = None  # what references call it: rubric/{id}, judge/{id}
     defines: Defines | None = None
     versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
@@ -66,6 +72,15 @@ def _registered(name: str) -> Kind:
 def in_dir(name: str) -> PathTest:
     def test(path: str) -> bool:
         return name in path.split("/")[:-1]
+
+    return test
+
+
+def named(*names: str) -> PathTest:
+    """A file name (any case) among `names`."""
+
+    def test(path: str) -> bool:
+        return path.rsplit("/", 1)[-1].lower() in names
 
     return test
 

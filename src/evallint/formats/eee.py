@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from evallint.formats.base import Kind
 from evallint.model import JSON
 
@@ -19,7 +21,21 @@ def aggregate_schema(data: JSON) -> str | None:
 
 
 def _is_aggregate(path: str, data: JSON) -> bool:
-    return isinstance(data, dict) and "schema_version" in data and "evaluation_results" in data
+    # Without `schema_version` it is still a record (eee-schema-version says what is missing).
+    return (
+        isinstance(data, dict)
+        and "evaluation_results" in data
+        and ("schema_version" in data or "model_info" in data)
+    )
+
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$", re.I)
+
+
+def in_layout(path: str) -> bool:
+    """`data/<collection>/<developer>/<model>/<uuid>.json`: where EEE keeps aggregates."""
+    parts = path.split("/")
+    return len(parts) >= 5 and parts[-5] == "data" and bool(_UUID.match(parts[-1]))
 
 
 AGGREGATE = Kind(
@@ -32,6 +48,8 @@ AGGREGATE = Kind(
     schema_of=aggregate_schema,
     forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
     shared=("evaluation_id",),  # eee-duplicate-evaluation-id compares it across files
+    claim=in_layout,
+    markers=(("schema_version", "evaluation_results"), ("model_info", "evaluation_results")),
 )
 
 
@@ -72,4 +90,6 @@ INSTANCE = Kind(
     schema_of=instance_schema,
     per_record=True,
     forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
+    claim=lambda path: path.endswith("_samples.jsonl"),
+    markers=(("evaluation_id", "sample_id", "interaction_type"),),
 )

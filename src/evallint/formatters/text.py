@@ -16,7 +16,12 @@ def _plural(n: int, word: str) -> str:
 def summary(report: Report) -> str:
     counts = [(report.count(s), s.label) for s in (Severity.ERROR, Severity.WARNING, Severity.NOTE)]
     found = ", ".join(_plural(n, label) for n, label in counts if n) or "no problems"
-    return f"{_plural(report.files_checked, 'file')} checked: {found} ({report.seconds:.2f} s)"
+    checked = _plural(report.files_checked, "file") + " checked"
+    unread = len(report.unreadable)
+    if unread:
+        # Never "no problems" alone about a file that was not read (see -v for which).
+        checked += f", {_plural(unread, 'unreadable file')} skipped (-v lists them)"
+    return f"{checked}: {found} ({report.seconds:.2f} s)"
 
 
 def render_text(report: Report, *, verbose: bool = False) -> str:
@@ -53,4 +58,8 @@ def render_json(report: Report, *, verbose: bool = False) -> str:
     }
     if report.notes:
         payload["notes"] = list(report.notes)
+    if report.skipped:
+        payload["skipped"] = [
+            {"path": s.path, "reason": s.reason, "unreadable": s.unreadable} for s in report.skipped
+        ]
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

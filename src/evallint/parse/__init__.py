@@ -88,8 +88,9 @@ def format_of(path: str) -> Format | None:
     return FORMATS.get(path[dot:].lower()) if dot != -1 else None
 
 
-def decode(raw: bytes) -> str | Problem:
-    """UTF-8 (a BOM is allowed); otherwise a problem at the first bad byte."""
+def decode(raw: bytes, base: int = 0) -> str | Problem:
+    """UTF-8 (a BOM is allowed); otherwise a problem at the first bad byte (`base`: the
+    offset of `raw` in its file)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -98,15 +99,36 @@ def decode(raw: bytes) -> str | Problem:
         col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
         return Problem(
             Span(line, col, line, col + 1),
-            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
+            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {base + exc.start}",
         )
     return text[1:] if text.startswith("\ufeff") else text
 
 
 def parse(path: str, raw: bytes, fmt: Format) -> Document:
     text = decode(raw)
+    bad: tuple[Problem, ...] = ()
     if isinstance(text, Problem):
-        return Document(path, fmt, "", None, False, (text,))
+        if fmt != "jsonl":
+            return Document(path, fmt, "", None, False, (text,))
+        # One bad byte costs its record, never the file: the other lines are still checked.
+        text, bad = _decode_lines(raw)
     loaded: Loaded = _LOADERS[fmt](text)
-    doc = Document(path, fmt, text, loaded.data, loaded.ok, loaded.problems)
-    return doc
+    return Document(path, fmt, text, loaded.data, loaded.ok, bad + loaded.problems)
+
+
+def _decode_lines(raw: bytes) -> tuple[str, tuple[Problem, ...]]:
+    """JSONL decoded line by line; a line that is not UTF-8 is reported and left blank."""
+    lines, problems, offset = [], [], 0
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        found = decode(line, offset)
+        offset += len(line) + 1
+        if number > 1 and isinstance(found, str) and line.startswith(b"\xef\xbb\xbf"):
+            found = "\ufeff" + found  # a BOM is allowed only at the file's start
+        if isinstance(found, Problem):
+            span = found.span
+            problems.append(
+                Problem(Span(number, span.column, number, span.end_column), found.message)
+            )
+            found = ""
+        lines.append(found)
+    return "\n".join(lines), tuple(problems)

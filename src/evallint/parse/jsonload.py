@@ -13,6 +13,7 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
+from evallint.parse.limits import MAX_DEPTH, MAX_DIGITS, too_deep
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 
 # The C string scanner json.loads itself uses; typeshed does not list it.
@@ -57,8 +58,11 @@ def load_json(text: str, *, record: bool = False) -> Loaded:
     except json.JSONDecodeError as exc:
         span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         return Loaded(None, False, (Problem(span, _decode_message(exc)),), None)
-    except RecursionError:
-        return Loaded(None, False, (Problem(Span(1, 1, 1, 2), "nesting too deep"),), None)
+    except (RecursionError, ValueError):  # nesting, or an integer past Python's own limit
+        data = None
+    beyond = _beyond_limits(text, data)
+    if beyond is not None:
+        return Loaded(None, False, (beyond,), None)
     smap = None
     problems: tuple[Problem, ...] = ()
     if record and not flags.suspect:
@@ -87,14 +91,19 @@ def load_jsonl(text: str, *, record: bool = False) -> Loaded:
             continue
         flags.suspect = False
         try:
-            records.append(decode(line))
+            found = decode(line)
         except json.JSONDecodeError as exc:
             col = exc.colno
             problems.append(Problem(Span(number, col, number, col + 1), _decode_message(exc)))
             continue
-        except RecursionError:
-            problems.append(Problem(Span(number, 1, number, 2), "nesting too deep"))
+        except (RecursionError, ValueError):
+            found = None
+        beyond = _beyond_limits(line, found)
+        if beyond is not None:
+            s = beyond.span
+            problems.append(Problem(Span(number, s.column, number, s.end_column), beyond.message))
             continue
+        records.append(found)
         if record or flags.suspect:
             walker.value(_skip(text, start), (len(records) - 1,))
     problems.extend(walker.problems)
@@ -102,6 +111,50 @@ def load_jsonl(text: str, *, record: bool = False) -> Loaded:
     # A line that is not JSON is reported and left out; the other records are still checked
     # (one bad line in a million should not hide the rest, nor depend on where chunks fall).
     return Loaded(records, True, tuple(problems), smap)
+
+
+_DIGITS = re.compile(rf"(?<![0-9])[0-9]{{{MAX_DIGITS + 1}}}")  # linear: starts a run only
+# A string runs to its closing quote or, unterminated, to the end: every match moves on, so
+# the scan is linear even on hostile text.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.S)
+
+
+def _beyond_limits(text: str, data: JSON) -> Problem | None:
+    """Nesting past MAX_DEPTH or an integer past MAX_DIGITS, where the text has it (`data`:
+    None when the parser gave up on either). Cheap for the common file: only a file with more
+    brackets than MAX_DEPTH can nest that deep, and only a long one can hold such a number."""
+    if data is None or (text.count("[") + text.count("{") > MAX_DEPTH and too_deep(data)):
+        offset = _deep_offset(text)
+        if offset is not None:
+            return _problem_at(text, offset, f"nesting deeper than {MAX_DEPTH} levels")
+    if data is None or len(text) > MAX_DIGITS:
+        m = _DIGITS.search(text)
+        if m is not None:
+            message = f"an integer of more than {MAX_DIGITS:,} digits"
+            return _problem_at(text, m.start(), message)
+    if data is None:  # not reached: the parser gave up for one of the reasons above
+        return _problem_at(text, 0, "nesting or numbers beyond what can be read")
+    return None
+
+
+def _deep_offset(text: str) -> int | None:
+    """Where the first list or mapping deeper than MAX_DEPTH opens (strings skipped)."""
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return m.start()
+        elif c in "]}":
+            depth -= 1
+    return None
+
+
+def _problem_at(text: str, offset: int, message: str) -> Problem:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return Problem(Span(line, col, line, col + 1), message)
 
 
 def _decode_message(exc: json.JSONDecodeError) -> str:

@@ -18,10 +18,8 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from evallint.model import JSON, Pointer, Span
+from evallint.parse.limits import MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_DEPTH, MAX_DIGITS
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
-
-MAX_DEPTH = 200
-ALIAS_BUDGET = 100_000  # nodes that aliases may add on top of what the text spells out
 
 Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVERS = Resolver.yaml_implicit_resolvers
@@ -44,6 +42,7 @@ class _Frame:
     pointer: Pointer
     anchor: str | None
     start_nodes: int
+    start_chars: int
     key: Any = _NO_KEY
     key_lines: dict[str, int] = field(default_factory=dict)
     merges: list[JSON] = field(default_factory=list)
@@ -74,6 +73,8 @@ def _typed(tag: str, value: str, event: Any) -> JSON:
         return SafeConstructor.bool_values[value.lower()]
     try:
         if tag == _Y + "int":
+            if len(value) > MAX_DIGITS:
+                raise _Stop(event, f"an integer of {len(value):,} digits; at most {MAX_DIGITS:,}")
             return _CONSTRUCT.construct_yaml_int(ScalarNode(tag, value))
         return _CONSTRUCT.construct_yaml_float(ScalarNode(tag, value))
     except ValueError:
@@ -84,9 +85,13 @@ class _Builder:
     def __init__(self, text: str, record: bool) -> None:
         self.loader = Loader(text)
         self.stack: list[_Frame] = []
-        self.anchors: dict[str, tuple[JSON, int]] = {}
+        self.anchors: dict[str, tuple[JSON, int, int]] = {}  # value, nodes, characters
         self.nodes = 0
-        self.budget = ALIAS_BUDGET + len(text)
+        self.chars = 0  # characters of the scalars read so far, aliases expanded
+        self.budget = MAX_ALIAS_NODES + len(text)
+        # Aliases are bounded by what they add, in nodes and in text: one alias of a 1 MB
+        # string repeated a thousand times is few nodes but a gigabyte for every regex.
+        self.char_budget = MAX_ALIAS_BYTES + len(text)
         self.root: JSON = None
         self.problems: list[Problem] = []
         self.smap = SourceMap(LineIndex(text)) if record else None
@@ -112,7 +117,8 @@ class _Builder:
                 break
         after = get()
         if isinstance(after, ev.DocumentStartEvent):
-            self.problems.append(Problem(_span(after), _SECOND_DOCUMENT))
+            # yaml.safe_load and the runners' loaders reject the file: nothing in it is read.
+            raise _Stop(after, _SECOND_DOCUMENT)
 
     def scalar(self, event: Any) -> None:
         top = self.stack[-1] if self.stack else None
@@ -130,13 +136,15 @@ class _Builder:
         elif tag not in _SCALAR_TAGS:
             raise _Stop(event, f"unsupported YAML tag {tag!r}")
         self.nodes += 1
+        self.chars += len(event.value)
         value = _typed(tag, event.value, event)
         if event.anchor is not None:
-            self.anchors[event.anchor] = (value, 1)
+            self.anchors[event.anchor] = (value, 1, len(event.value))
         self.attach(value, event)
 
     def key(self, top: _Frame, event: Any) -> None:
         name = event.value
+        self.chars += len(name)
         if event.implicit[0] and name == "<<":
             top.key = "<<"
             return
@@ -165,7 +173,7 @@ class _Builder:
         value: dict[str, JSON] | list[JSON] = {} if is_map else []
         pointer = self.child_pointer(top)
         self.attach(value, event)
-        self.stack.append(_Frame(value, pointer, event.anchor, self.nodes))
+        self.stack.append(_Frame(value, pointer, event.anchor, self.nodes, self.chars))
 
     def end(self, event: Any) -> None:
         frame = self.stack.pop()
@@ -174,7 +182,11 @@ class _Builder:
                 for k, v in merged.items():
                     frame.value.setdefault(k, v)
         if frame.anchor is not None:
-            self.anchors[frame.anchor] = (frame.value, self.nodes - frame.start_nodes + 1)
+            self.anchors[frame.anchor] = (
+                frame.value,
+                self.nodes - frame.start_nodes + 1,
+                self.chars - frame.start_chars,
+            )
         if self.smap is not None:
             start = self.smap.values[frame.pointer]
             e = event.end_mark
@@ -186,11 +198,18 @@ class _Builder:
         found = self.anchors.get(event.anchor)
         if found is None:
             raise _Stop(event, f"alias *{event.anchor} names no anchor defined before it")
-        value, size = found
+        value, size, chars = found
         self.nodes += size
+        self.chars += chars
         if self.nodes > self.budget:
             raise _Stop(
                 event, f"aliases expand this document past {self.budget:,} nodes (an alias bomb?)"
+            )
+        if self.chars > self.char_budget:
+            raise _Stop(
+                event,
+                f"aliases expand this document past {self.char_budget:,} characters "
+                "(an alias bomb?)",
             )
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _NO_KEY and isinstance(top.value, dict):
@@ -228,7 +247,9 @@ class _Builder:
         top.key = _NO_KEY
 
 
-_SECOND_DOCUMENT = "a second YAML document starts here; evallint reads one document per file"
+_SECOND_DOCUMENT = (
+    "a second YAML document starts here; an eval file holds one, and loaders reject the file"
+)
 
 
 def load_yaml(text: str, *, record: bool = False) -> Loaded:
@@ -242,10 +263,23 @@ def load_yaml(text: str, *, record: bool = False) -> Loaded:
     except yaml.MarkedYAMLError as exc:
         return Loaded(None, False, (*builder.problems, _syntax_problem(exc)), builder.smap)
     except yaml.YAMLError as exc:  # reader errors carry a position but no mark
-        return Loaded(
-            None, False, (*builder.problems, Problem(Span(1, 1, 1, 1), str(exc))), builder.smap
-        )
+        return Loaded(None, False, (*builder.problems, _reader_problem(exc, text)), builder.smap)
     return Loaded(builder.root, True, tuple(builder.problems), builder.smap)
+
+
+def _reader_problem(exc: yaml.YAMLError, text: str) -> Problem:
+    """A character YAML does not allow (NUL, other control characters), at its place."""
+    if not isinstance(exc, yaml.reader.ReaderError):
+        return Problem(Span(1, 1, 1, 2), f"invalid YAML: {exc}")
+    # The position counts UTF-8 bytes, as libyaml reads the text encoded.
+    offset = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or " ")
+    return Problem(
+        Span(line, col, line, col + 1),
+        f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})",
+    )
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError) -> Problem:

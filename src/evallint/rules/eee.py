@@ -38,7 +38,9 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     if version in CHECKED:
         return
     known = ", ".join(CHECKED)
-    if not isinstance(version, str):
+    if version is None and isinstance(doc.data, dict) and "schema_version" not in doc.data:
+        yield Finding((), f"the record declares no schema_version; known releases: {known}")
+    elif not isinstance(version, str):
         yield Finding(
             ("schema_version",), f"schema_version must be a string naming a release: {known}"
         )
@@ -53,9 +55,12 @@ def _record_versions(doc: Document) -> Iterator[Finding]:
     for i, record in enumerate(doc.data if isinstance(doc.data, list) else []):
         if instance_version(record) is None:
             version = declared_version(record)
+            missing = not isinstance(record, dict) or "schema_version" not in record
             yield Finding(
-                (i, "schema_version"),
-                f"no EEE instance schema has version {version!r}; known: {known}",
+                (i,) if missing else (i, "schema_version"),
+                "the record declares no schema_version; known: " + known
+                if missing
+                else f"no EEE instance schema has version {version!r}; known: {known}",
                 group="unknown instance version",
             )
 
