@@ -154,4 +154,4 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
 
     words = re.sub(r"\d+", "#", message)
     key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -258,13 +258,17 @@ def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None)
 
 def _append(path: str, text: str) -> None:
     try:
-        with open(path, "a", encoding="utf-8") as out:
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as out:
             out.write(text)
     except OSError as exc:
         raise EvallintError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 def _write(text: str, output: str | None) -> None:
+    if not text.isascii():
+        # File names that are not UTF-8 reach us as lone surrogates: written as \udcff escapes
+        # (valid inside JSON strings too), never a crash.
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         sys.stdout.write(text)
         return

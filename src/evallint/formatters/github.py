@@ -26,6 +26,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def plain_path(path: str) -> str:
+    """A file name on a plain log line: it can never end the line or start a workflow command
+    (a file named `::error ...::x.yaml` would forge an annotation)."""
+    text = escape_data(path)
+    return "%3A" + text[1:] if text.lstrip().startswith(":") else text
+
+
 def worst_first(diagnostics: tuple[Diagnostic, ...]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (-d.severity, d.sort_key()))
 
@@ -54,7 +61,8 @@ def render_github(report: Report, *, verbose: bool = False) -> str:
         else:
             flat = escape_data(d.message)
             lines.append(
-                f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: {flat} [{d.rule}]"
+                f"{plain_path(d.path)}:{d.span.line}:{d.span.column}: {d.severity.label}: "
+                f"{flat} [{d.rule}]"
             )
     hidden = len(report.diagnostics) - sum(shown.values())
     if hidden:
@@ -73,7 +81,8 @@ def _link(d: Diagnostic, environ: Mapping[str, str]) -> str:
     where = f"{d.path}:{d.span.line}"
     if not (server and repo and sha):
         return f"`{where}`"
-    return f"[`{where}`]({server}/{repo}/blob/{sha}/{quote(d.path)}#L{d.span.line})"
+    url = quote(d.path, errors="surrogateescape")
+    return f"[`{where}`]({server}/{repo}/blob/{sha}/{url}#L{d.span.line})"
 
 
 def _cell(text: str) -> str:

@@ -55,7 +55,10 @@ def _location(
 ) -> dict[str, object]:
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": {
+                "uri": quote(path, safe="/", errors="surrogateescape"),
+                "uriBaseId": "%SRCROOT%",
+            },
             "region": {
                 "startLine": line,
                 "startColumn": column,
@@ -97,7 +100,7 @@ def _fallback(d: Diagnostic) -> str:
     import hashlib
 
     key = f"{d.rule}\0{d.path}\0{re.sub(r'[0-9]+', '#', d.message)}"
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def render_sarif(report: Report, *, verbose: bool = False) -> str:

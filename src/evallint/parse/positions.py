@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 from evallint.model import JSON, Pointer, Span
 
+# Every line break libyaml counts; JSON counts only LF.
+_YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BREAK_CHARS = "\r\n\x85\u2028\u2029"
+
 
 class LineIndex:
-    """Turns character offsets into 1-based (line, column); columns count code points."""
+    """Turns character offsets into 1-based (line, column); columns count code points.
 
-    def __init__(self, text: str) -> None:
+    `yaml`: lines end where YAML's do (a lone CR, NEL, LS and PS too), so positions agree with
+    the parser's marks."""
+
+    def __init__(self, text: str, *, yaml: bool = False) -> None:
         self.text = text
+        if yaml and any(c in text for c in _BREAK_CHARS[:1] + _BREAK_CHARS[2:]):
+            self.starts = [0, *(m.end() for m in _YAML_BREAKS.finditer(text))]
+            return
         starts = [0]
         find = text.find
         i = find("\n")
@@ -35,10 +46,12 @@ class LineIndex:
         return Span(line, col, end_line, end_col)
 
     def line_end(self, line: int) -> int:
-        """Column just past the last character of a 1-based line (CR of CRLF excluded)."""
+        """Column just past the last character of a 1-based line (its line break excluded)."""
+        if not 1 <= line <= len(self.starts):
+            return 1
         start = self.starts[line - 1]
-        stop = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
-        if stop > start and self.text[stop - 1] == "\r":
+        stop = self.starts[line] if line < len(self.starts) else len(self.text)
+        while stop > start and self.text[stop - 1] in _BREAK_CHARS:
             stop -= 1
         return stop - start + 1
 

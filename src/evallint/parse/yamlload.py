@@ -94,7 +94,7 @@ class _Builder:
         self.char_budget = MAX_ALIAS_BYTES + len(text)
         self.root: JSON = None
         self.problems: list[Problem] = []
-        self.smap = SourceMap(LineIndex(text)) if record else None
+        self.smap = SourceMap(LineIndex(text, yaml=True)) if record else None
 
     def run(self) -> None:
         get = self.loader.get_event
@@ -273,8 +273,7 @@ def _reader_problem(exc: yaml.YAMLError, text: str) -> Problem:
         return Problem(Span(1, 1, 1, 2), f"invalid YAML: {exc}")
     # The position counts UTF-8 bytes, as libyaml reads the text encoded.
     offset = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    line, col = LineIndex(text, yaml=True).position(offset)
     char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or " ")
     return Problem(
         Span(line, col, line, col + 1),

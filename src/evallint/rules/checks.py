@@ -65,10 +65,21 @@ def _js_problem(doc: Document, pointer: Pointer, pattern: str) -> Finding | None
     translated = pattern
     for rx, repl in _JS_TO_PY:
         translated = rx.sub(repl, translated)
-    try:
-        re.compile(translated)
-    except re.error as exc:
+    exc = compile_error(translated)
+    if exc is not None:
         return _at_pattern(doc, pointer, pattern if translated == pattern else translated, exc)
+    return None
+
+
+def compile_error(pattern: str, flags: int = 0) -> re.error | None:
+    """Why Python's `re` cannot take a pattern from a file, if it cannot (never a crash)."""
+    try:
+        re.compile(pattern, flags)
+    except re.error as exc:
+        return exc
+    except (OverflowError, RecursionError, MemoryError, ValueError) as exc:
+        # a{4294967296}: a repeat count or nesting beyond what the engine can represent
+        return re.error(f"beyond what the regex engine can hold: {exc}")
     return None
 
 
@@ -114,9 +125,8 @@ def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
                     f"unknown regex flag {letter!r}; expected some of {', '.join(sorted(_FLAGS))}",
                 )
             bits |= _FLAGS.get(letter, 0)
-        try:
-            re.compile(pattern, bits)
-        except re.error as exc:
+        exc = compile_error(pattern, bits)
+        if exc is not None:
             yield _at_pattern(doc, ("checks", i, "pattern"), pattern, exc)
 
 
@@ -222,9 +232,8 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
         ):
             yield here, "required must be a list of property names", False
         elif key == "pattern" and isinstance(value, str):
-            try:
-                re.compile(value)
-            except re.error as exc:
+            exc = compile_error(value)
+            if exc is not None:
                 yield here, f"pattern does not compile: {exc.msg}", False
         elif key in _SCHEMA_MAPS:
             if isinstance(value, dict):

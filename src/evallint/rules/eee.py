@@ -218,8 +218,8 @@ def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
         "model_id": info.get("id") if isinstance(info, dict) else None,
     }
     results = [r for r in agg.get("evaluation_results", []) if isinstance(r, dict)]
-    names = {r.get("evaluation_name") for r in results}
-    ids = {r.get("evaluation_result_id") for r in results} - {None}
+    names = {_scalar(r.get("evaluation_name")) for r in results}
+    ids = {_scalar(r.get("evaluation_result_id")) for r in results} - {None}
     for i, record in enumerate(doc.data):
         if not isinstance(record, dict):
             continue
@@ -231,18 +231,24 @@ def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
                     group=key,
                 )
         name, rid = record.get("evaluation_name"), record.get("evaluation_result_id")
-        if name is not None and results and name not in names:
+        if name is not None and results and _scalar(name) not in names:
             yield Finding(
                 (i, "evaluation_name"),
                 f"no result of the aggregate is named {name!r}",
                 group="evaluation_name",
             )
-        if rid is not None and ids and rid not in ids:
+        if rid is not None and ids and _scalar(rid) not in ids:
             yield Finding(
                 (i, "evaluation_result_id"),
                 f"no result of the aggregate has evaluation_result_id {rid!r}",
                 group="evaluation_result_id",
             )
+
+
+def _scalar(value: object) -> object:
+    """A value that can be looked up in a set; a list or mapping (a mistake the schema reports)
+    stands for itself by its text."""
+    return value if value is None or isinstance(value, str | int | float | bool) else repr(value)
 
 
 def sample_hashes(record: dict[str, object]) -> dict[str, str]:
@@ -320,7 +326,7 @@ def _decoded(value: object) -> object:
     if isinstance(value, str) and value[:1] in "[{":
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what Python reads
             return value
     return value
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evallint.model import Finding, Severity
@@ -15,26 +16,63 @@ if TYPE_CHECKING:
     from evallint.engine import Context
     from evallint.parse import Document
 
-# A Mustache tag: {{ name }}, {{{ name }}}, {{#name}}, {{/name}}, {{^name}}, {{& name}}.
-_TAG = re.compile(r"\{\{(\{?)\s*([#^/&]?)\s*([^{}]*?)\s*(\}?)\}\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _BRACES = re.compile(r"\{\{|\}\}")
+_BODY = re.compile(r"[^{}]*+")  # a tag's text runs to the next brace
+
+
+@dataclass(frozen=True, slots=True)
+class _Tag:
+    """A Mustache tag: {{ name }}, {{{ name }}}, {{#name}}, {{/name}}, {{^name}}, {{& name}}."""
+
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+    balanced: bool  # {{{ closes with }}}, {{ with }}
+
+
+def _tags(raw: str) -> Iterator[_Tag]:
+    """Each tag, left to right, by a scanner that reads each character a bounded number of times
+    (a regex for this grew as n**4 on `{{` followed by spaces)."""
+    i = 0
+    while (start := raw.find("{{", i)) >= 0:
+        triple = raw.startswith("{", start + 2)
+        body = start + 2 + triple
+        stop = _BODY.match(raw, body).end()  # type: ignore[union-attr]
+        if not raw.startswith("}}", stop):
+            i = start + 1
+            continue
+        closes = raw.startswith("}}}", stop)
+        text = raw[body:stop]
+        lead = len(text) - len(text.lstrip())
+        if text[lead : lead + 1] in ("#", "^", "/", "&"):
+            lead += 1
+            lead += len(text[lead:]) - len(text[lead:].lstrip())
+        name_end = body + len(text.rstrip())
+        yield _Tag(
+            start, stop + 2 + closes, body + lead, max(body + lead, name_end), triple == closes
+        )
+        i = stop + 2 + closes
 
 
 def template_problems(raw: str, known: tuple[str, ...]) -> Iterator[tuple[int, int, str]]:
     """(start, end, message) for each unknown variable or malformed tag in a template's text."""
     used: list[tuple[int, int]] = []
-    for m in _TAG.finditer(raw):
-        used.append(m.span())
-        name = m.group(3)
-        if bool(m.group(1)) != bool(m.group(4)) or not _NAME.fullmatch(name):
-            yield m.start(), m.end(), f"malformed template tag {m.group(0)!r}"
+    for tag in _tags(raw):
+        used.append((tag.start, tag.end))
+        name = raw[tag.name_start : tag.name_end]
+        if not tag.balanced or not _NAME.fullmatch(name):
+            yield tag.start, tag.end, f"malformed template tag {raw[tag.start : tag.end]!r}"
         elif name.split(".")[0] not in known:
             hint = suggest(name, known)
             tail = f"; did you mean {{{{ {hint} }}}}?" if hint else f"; known: {', '.join(known)}"
-            yield m.start(3), m.end(3), f"unknown template variable {name!r}{tail}"
+            yield tag.name_start, tag.name_end, f"unknown template variable {name!r}{tail}"
+    k = 0  # tags and braces both run left to right: one pass over each
     for m in _BRACES.finditer(raw):
-        if not any(start <= m.start() < end for start, end in used):
+        while k < len(used) and used[k][1] <= m.start():
+            k += 1
+        if not (k < len(used) and used[k][0] <= m.start()):
             yield m.start(), m.end(), f"unbalanced {m.group(0)!r} in template"
 
 

@@ -1,0 +1,187 @@
+"""Never crash, never hang: each hostile input is a finding on its file, in bounded time.
+
+Budgets asserted here are loose (seconds, for noisy CI machines); what they guard against took
+tens of seconds to hours before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import found
+from evallint.model import Diagnostic, Report, Severity, Span
+from test_eee import MINIMAL_0_2_0
+
+Run = Callable[..., tuple[int, str, str]]
+Tree = Callable[[dict[str, str | bytes]], Path]
+UUID = "c8ab4e94-d8e8-417f-be18-fececf3c815c"
+
+
+def _timed(budget: float, call: Callable[[], object]) -> object:
+    started = time.perf_counter()
+    result = call()
+    assert time.perf_counter() - started < budget
+    return result
+
+
+def test_template_scanner_is_linear() -> None:
+    # `{{` then 400 spaces took 20 s in a regex that grew as n**4.
+    judge = "id: j\nversion: '1.0.0'\ntemplate: |\n  Rate {{ output }} {{" + " " * 5000 + "x\n"
+    got = _timed(2.0, lambda: found("judges/j.yaml", judge))
+    assert got == [(4, 21, "template-variable", "unbalanced '{{' in template")]
+    many = "template: '" + "{{ output }} }} " * 20_000 + "'\nid: j\nversion: '1.0.0'\n"
+    got = _timed(5.0, lambda: found("judges/j.yaml", many))
+    assert isinstance(got, list) and len(got) == 10  # capped; each stray }} found once
+
+
+def test_alias_amplification_is_bounded_by_bytes() -> None:
+    head = "questions:\n  - id: q0\n    input: x\n    rubric_ref: &b " + "a" * 1_000_000 + "\n"
+    rest = "".join(f"  - id: q{i}\n    input: x\n    rubric_ref: *b\n" for i in range(1, 2000))
+    got = _timed(5.0, lambda: found("datasets/d.yaml", head + rest))
+    assert got == [
+        (
+            10,
+            17,
+            "parse-error",
+            "aliases expand this document past 2,139,478 characters (an alias bomb?)",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "at"),
+    [
+        (
+            "rubrics/r.yaml",
+            "id: r\nversion: '1.0.0'\nchecks:\n  - {kind: regex, id: a, pattern: 'a{4294967296}'}\n"
+            "scoring: {combine: all_pass}\n",
+            (4, 35),
+        ),
+        (
+            "suites/x.eval.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions:\n"
+            "      - {type: regex, value: 'a{4294967296}'}\n",
+            (5, 30),
+        ),
+    ],
+)
+def test_a_pattern_the_engine_cannot_hold_is_invalid_regex(
+    path: str, text: str, at: tuple[int, int]
+) -> None:
+    got = [g for g in found(path, text) if g[2] == "invalid-regex"]
+    assert got == [
+        (
+            *at,
+            "invalid-regex",
+            "pattern does not compile: beyond what the regex engine can hold: "
+            "the repetition number is too large",
+        )
+    ]
+
+
+def test_json_schema_pattern_the_engine_cannot_hold() -> None:
+    rubric = (
+        "id: r\nversion: '1.0.0'\nchecks:\n  - kind: json_schema\n    id: s\n    schema:\n"
+        "      type: string\n      pattern: 'a{4294967296}'\nscoring: {combine: all_pass}\n"
+    )
+    got = [g[:3] for g in found("rubrics/r.yaml", rubric) if g[2] == "invalid-json-schema"]
+    assert got == [(8, 16, "invalid-json-schema")]
+
+
+def test_huge_integers_are_parse_errors_everywhere() -> None:
+    digits = "1" * 5000
+    assert found("datasets/d.json", '{"questions": [], "n": ' + digits + "}") == [
+        (1, 24, "parse-error", "an integer of more than 4,000 digits")
+    ]
+    assert found("datasets/d.yaml", "questions: []\nn: " + digits + "\n") == [
+        (2, 4, "parse-error", "an integer of 5,000 digits; at most 4,000")
+    ]
+
+
+def test_a_huge_integer_elsewhere_in_the_tree_does_not_cost_another_file(
+    run: Run, tree: Tree
+) -> None:
+    root = tree(
+        {
+            "rubrics/big.json": '{"id": "big", "n": ' + "9" * 5000 + "}",
+            "datasets/d.yaml": "questions:\n  - id: q1\n    input: hi\n",
+        }
+    )
+    code, out, err = run("check", "datasets/d.yaml", cwd=root)
+    assert (code, err) == (0, "") and out.startswith("1 file checked: no problems")
+
+
+def test_deep_brackets_inside_a_string_are_only_text() -> None:
+    record = dict(MINIMAL_0_2_0, schema_version="0.2.1")
+    record["eval_library"] = {
+        "name": "x",
+        "version": "1",
+        "additional_details": {"x": "[" * 100_000},
+    }
+    got = found(f"data/c/acme/m/{UUID}.json", json.dumps(record))
+    assert [g for g in got if g[2] in ("parse-error", "eee-envelope-ref")] == []
+
+
+def test_instance_ids_of_the_wrong_type_are_findings() -> None:
+    aggregate = dict(MINIMAL_0_2_0, evaluation_results=[{"evaluation_name": "n"}])
+    aggregate["detailed_evaluation_results"] = {
+        "format": "jsonl",
+        "file_path": f"data/c/acme/m/{UUID}_samples.jsonl",
+        "total_rows": 1,
+    }
+    record = {
+        "schema_version": "instance_level_eval_0.2.0",
+        "evaluation_id": "e",
+        "model_id": "acme/m",
+        "evaluation_name": {},
+        "evaluation_result_id": [1],
+        "sample_id": "s",
+        "interaction_type": "single_turn",
+    }
+    given = {f"data/c/acme/m/{UUID}.json": json.dumps(aggregate)}
+    got = found(f"data/c/acme/m/{UUID}_samples.jsonl", json.dumps(record) + "\n", given=given)
+    assert (1, 112, "eee-instance-ids", "no result of the aggregate is named {}") in got
+
+
+def test_a_lone_carriage_return_is_a_line_break_as_in_yaml() -> None:
+    got = found("rubrics/m.yaml", "id:\r x\nchecks:\n  - kind: llm_j")
+    assert (4, 11, "unknown-check-kind") in [g[:3] for g in got]
+
+
+def test_file_names_that_are_not_utf8_are_escaped_in_every_format(
+    run: Run, tree: Tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree({"rubrics/x.yaml": "id: [\n"})
+    os.rename(root / "rubrics/x.yaml", os.fsencode(root / "rubrics") + b"/bad\xffname.yaml")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    for fmt in ("text", "json", "sarif", "github"):
+        code, out, err = run("check", "--format", fmt, cwd=root)
+        assert (code, err) == (1, ""), fmt
+        assert "bad%FFname.yaml" in out if fmt == "sarif" else "bad\\udcffname.yaml" in out
+    assert json.loads(run("check", "--format", "json", cwd=root)[1])["diagnostics"][0]["path"] == (
+        "rubrics/bad\udcffname.yaml"
+    )
+    assert "bad\\udcffname.yaml" in summary.read_text()
+
+
+def test_plain_github_lines_cannot_forge_workflow_commands() -> None:
+    from evallint.formatters.github import render_github
+
+    forged = "rubrics/z\n::error file=README.md,line=1::FORGED\n::add-mask::x.yaml"
+    diagnostics = tuple(
+        Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, "bad")
+        for path in [f"0/{i}.yaml" for i in range(10)] + [forged, "::warning::x.yaml"]
+    )
+    lines = render_github(Report(diagnostics, 12)).splitlines()
+    assert lines[10] == "%3A:warning::x.yaml:1:1: error: bad [parse-error]"
+    assert lines[11] == (
+        "rubrics/z%0A::error file=README.md,line=1::FORGED%0A::add-mask::x.yaml:1:1: "
+        "error: bad [parse-error]"
+    )
