@@ -185,3 +185,114 @@ def test_plain_github_lines_cannot_forge_workflow_commands() -> None:
         "rubrics/z%0A::error file=README.md,line=1::FORGED%0A::add-mask::x.yaml:1:1: "
         "error: bad [parse-error]"
     )
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("select = [[1]]", "select.0: expected string, got array"),
+        ("ignore = [{a = 1}]", "ignore.0: expected string, got object"),
+        ("kinds = [1]", "kinds: expected object, got array"),
+        ("rules = 5", "rules: expected object, got integer 5"),
+        ('[rules]\nparse-error = "note"', "rules: parse-error cannot be turned off or down"),
+        ('ignore = ["parse-error"]', "ignore: parse-error cannot be turned off or down"),
+        (
+            'key-typo = "error"',
+            "key-typo: unknown key 'key-typo'; did you mean [rules] key-typo = ...?",
+        ),
+        (
+            '[non-score-fields]\nrubrik = ["x"]',
+            "non-score-fields: unknown kind 'rubrik'; did you mean 'rubric'?",
+        ),
+    ],
+)
+def test_configuration_of_the_wrong_shape_is_one_line(
+    run: Run, tree: Tree, toml: str, message: str
+) -> None:
+    root = tree({".evallint.toml": toml + "\n"})
+    assert run("check", cwd=root) == (
+        2,
+        "",
+        f"evallint: error: invalid configuration in .evallint.toml: {message}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"), [("tool = 5", "tool"), ("[tool]\nevallint = 5", "tool.evallint")]
+)
+def test_pyproject_tool_table_of_the_wrong_shape(
+    run: Run, tree: Tree, toml: str, message: str
+) -> None:
+    root = tree({"pyproject.toml": toml + "\n"})
+    err = f"evallint: error: invalid configuration in pyproject.toml: {message} must be a table\n"
+    assert run("check", cwd=root) == (2, "", err)
+
+
+def test_an_exclude_that_leaves_nothing_says_so(run: Run, tree: Tree) -> None:
+    root = tree({"rubrics/x.yaml": "id: [\n", ".evallint.toml": 'exclude = ["**"]\n'})
+    code, out, _ = run("check", cwd=root)
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "the configuration's exclude leaves nothing to check (1 file excluded)"
+    )
+    code, out, _ = run("check", "--strict", cwd=root)
+    assert (code, out.splitlines()[0]) == (
+        1,
+        ".evallint.toml:1:1: error: the configuration's exclude leaves nothing to check "
+        "(1 file excluded) [parse-error]",
+    )
+
+
+def test_fifos_are_reported_never_read(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/ok.yaml": "questions:\n  - id: q1\n    input: hi\n"})
+    os.mkfifo(root / "datasets/fifo.yaml")
+    os.mkfifo(root / "notes.yaml")
+    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))  # type: ignore[misc]
+    assert code == 1
+    assert out.splitlines() == [
+        "datasets/fifo.yaml:1:1: error: cannot be read: not a regular file (a FIFO, device or "
+        "socket), not read [parse-error]",
+        out.splitlines()[1],
+    ]
+    assert out.splitlines()[1].startswith(
+        "2 files checked, 1 unreadable file skipped (-v lists them): 1 error"
+    )
+    code, out, _ = _timed(10.0, lambda: run("check", "datasets/ok.yaml", cwd=root))  # type: ignore[misc]
+    assert code == 0
+
+
+def _aggregate_pointing_at(file_path: str) -> str:
+    record = dict(MINIMAL_0_2_0)
+    record["detailed_evaluation_results"] = {"format": "jsonl", "file_path": file_path}
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize(
+    ("file_path", "message"),
+    [
+        ("../../../../etc/passwd", "'../../../../etc/passwd' lies outside the repository"),
+        ("/etc/passwd", "'/etc/passwd' lies outside the repository"),
+    ],
+)
+def test_companion_paths_that_leave_the_repository_are_errors(file_path: str, message: str) -> None:
+    got = found(f"data/c/acme/m/{UUID}.json", _aggregate_pointing_at(file_path))
+    companion = [g for g in got if g[2] == "eee-companion"]
+    assert len(companion) == 1 and companion[0][3].startswith(message), got
+
+
+def test_a_companion_that_is_a_link_out_of_the_repository_is_an_error(run: Run, tree: Tree) -> None:
+    companion = f"data/c/acme/m/{UUID}_samples.jsonl"
+    root = tree({f"data/c/acme/m/{UUID}.json": _aggregate_pointing_at(companion)})
+    os.symlink("/dev/zero", root / companion)
+    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))  # type: ignore[misc]
+    assert code == 1
+    assert "is a symlink that leads outside the repository; it is not read [eee-companion]" in out
+
+
+def test_an_unreadable_aggregate_is_not_blamed_on_its_companion() -> None:
+    got = found(
+        f"data/c/acme/m/{UUID}_samples.jsonl",
+        '{"schema_version": "0.3.0"}\n',
+        given={f"data/c/acme/m/{UUID}.json": '{"schema_version": "0.2.0",}'},
+    )
+    assert [g for g in got if g[2] == "eee-companion"] == []

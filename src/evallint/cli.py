@@ -211,6 +211,7 @@ def run_check(args: argparse.Namespace) -> int:
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     if config.strict:
         report = _named_unreadable_fail(report, chosen.named)
+    report = _excluded_all(report, config.strict, config.source)
     fmt = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -220,6 +221,22 @@ def run_check(args: argparse.Namespace) -> int:
     if fmt == "github":
         _github_files(report, os.environ, args.sarif_output)
     return report.exit_code(strict=config.strict)
+
+
+def _excluded_all(report: Report, strict: bool, where: str) -> Report:
+    """`exclude` that leaves nothing to check says so (an error under --strict): a pull request
+    that edits the configuration cannot make a run pass by checking nothing in silence."""
+    excluded = sum(1 for s in report.skipped if s.reason == "excluded by the configuration")
+    if report.files_checked or not excluded:
+        return report
+    files = f"{excluded:,} file{'' if excluded == 1 else 's'}"
+    note = f"the configuration's exclude leaves nothing to check ({files} excluded)"
+    if not strict:
+        return replace(report, notes=(*report.notes, note))
+    from evallint.model import Diagnostic, Severity, Span
+
+    error = Diagnostic(where or ".", Span(1, 1, 1, 2), "parse-error", Severity.ERROR, note)
+    return replace(report, diagnostics=(*report.diagnostics, error))
 
 
 def _named_unreadable_fail(report: Report, named: frozenset[str]) -> Report:

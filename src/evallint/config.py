@@ -94,10 +94,25 @@ def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:
         return dedicated, _read_toml(dedicated)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("evallint")
-        if isinstance(table, dict):
+        table = _tool_table(_read_toml(pyproject))
+        if table is not None:
             return pyproject, table
     return None
+
+
+def _tool_table(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """`[tool.evallint]` of a pyproject.toml; a value of another shape is an error, not absent."""
+    tool = doc.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise EvallintError("invalid configuration in pyproject.toml: tool must be a table")
+    table = tool.get("evallint")
+    if table is not None and not isinstance(table, dict):
+        raise EvallintError(
+            "invalid configuration in pyproject.toml: tool.evallint must be a table"
+        )
+    return table
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -113,29 +128,33 @@ def load_config(root: Path, explicit: Path | None = None) -> Config:
             raise EvallintError(f"config file {str(explicit)!r} does not exist")
         table = _read_toml(explicit)
         if explicit.name == "pyproject.toml":
-            table = table.get("tool", {}).get("evallint", {})
+            table = _tool_table(table) or {}
         return from_table(table, explicit.name)
     found = find_config(root)
     return from_table(found[1], found[0].name) if found else Config()
 
 
 def from_table(table: dict[str, Any], source: str) -> Config:
+    # Shapes first: the checks of names below read the values as the schema says they are.
     problems = [f"{_where(e.pointer)}{e.message}" for e in validate("config", table)]
     for obj in unknown_keys("config", table):
         for key in obj.unknown:
-            hint = suggest(key, obj.known)
             problems.append(
-                f"{_where((*obj.pointer, key))}unknown key {key!r}"
-                + (f"; did you mean {hint!r}?" if hint else "")
+                f"{_where((*obj.pointer, key))}unknown key {key!r}{_key_hint(key, obj)}"
             )
-    rules = table.get("rules", {})
-    problems += _unknown_names("rules", list(rules), BY_ID)
-    problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
-    problems += _unknown_names("kinds", list(table.get("non-score-fields", {})), POLICIES)
-    problems += _unknown_names("select", table.get("select", []), BY_ID)
-    problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
+    if not problems:
+        rules = table.get("rules", {})
+        problems += _unknown_names("rules", list(rules), BY_ID)
+        problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
+        problems += _unknown_names(
+            "non-score-fields", list(table.get("non-score-fields", {})), POLICIES, "kind"
+        )
+        problems += _unknown_names("select", table.get("select", []), BY_ID)
+        problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
+        problems += _always_on(rules, table.get("ignore", []))
     if problems:
-        raise EvallintError(f"invalid configuration in {source}:\n  " + "\n  ".join(problems))
+        # One line, as every exit-2 message.
+        raise EvallintError(f"invalid configuration in {source}: " + "; ".join(problems))
     return Config(
         strict=table.get("strict", False),
         exclude=tuple(table.get("exclude", ())),
@@ -157,16 +176,37 @@ def _where(pointer: tuple[str | int, ...]) -> str:
     return ".".join(map(str, pointer)) + ": " if pointer else ""
 
 
-def _unknown_names(where: str, names: Sequence[str], known: Mapping[str, object]) -> list[str]:
+def _key_hint(key: str, obj: Any) -> str:
+    """A did-you-mean for an unknown key; a rule id at the top level belongs under [rules]."""
+    if not obj.pointer and key in BY_ID:
+        return f"; did you mean [rules] {key} = ...?"
+    hint = suggest(key, obj.known)
+    return f"; did you mean {hint!r}?" if hint else ""
+
+
+def _unknown_names(
+    where: str, names: Sequence[str], known: Mapping[str, object], what: str = ""
+) -> list[str]:
+    what = what or ("kind" if where == "kinds" else "rule")
     out = []
     for name in names:
         if name not in known:
             hint = suggest(name, known)
             out.append(
-                f"{where}: unknown {'kind' if where == 'kinds' else 'rule'} {name!r}"
-                + (f"; did you mean {hint!r}?" if hint else "")
+                f"{where}: unknown {what} {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
             )
     return out
+
+
+def _always_on(rules: Mapping[str, str], ignored: Sequence[str]) -> list[str]:
+    """A file that cannot be read is always an error: a pull request cannot configure it away."""
+    return [
+        f"{where}: {rule} cannot be turned off or down"
+        for rule in sorted(ALWAYS_ON)
+        for where in ("rules", "ignore")
+        if (where == "rules" and rules.get(rule, "error") != "error")
+        or (where == "ignore" and rule in ignored)
+    ]
 
 
 def with_flags(

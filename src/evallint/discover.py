@@ -55,6 +55,8 @@ def select(
     base = str(root)
     for rel in dict.fromkeys(chosen):
         if config.excluded(rel):
+            if format_of(rel) is not None:
+                skipped.append(Skipped(rel, "excluded by the configuration"))
             continue
         listed.append(rel)
         if rel in regular:
@@ -69,6 +71,8 @@ def select(
             skipped.append(Skipped(rel, "symlink to outside the project, not read"))
         elif stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and os.path.isfile(target)):
             out.append(rel)
+        elif not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
+            out.append(rel)  # a FIFO, device or socket: reading refuses it, and says so
     return out, skipped, listed
 
 

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO
+
+
+class NotRegular(OSError):
+    """A FIFO, device or socket: opening or reading one could block forever or never end."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: not a regular file (a FIFO, device or socket), not read")
+        self.strerror = "not a regular file (a FIFO, device or socket), not read"
 
 
 class FsSource:
@@ -17,14 +26,26 @@ class FsSource:
         return path if os.path.isabs(path) else os.path.join(self._base, path)
 
     def size(self, path: str) -> int:
-        return os.stat(self._full(path)).st_size
+        found = os.stat(self._full(path))
+        if not stat.S_ISREG(found.st_mode):
+            raise NotRegular(path)
+        return found.st_size
 
     def read(self, path: str) -> bytes:
-        with open(self._full(path), "rb") as f:
+        with self.open(path) as f:
             return f.read()
 
     def open(self, path: str) -> BinaryIO:
-        return open(self._full(path), "rb")
+        # Non-blocking, so that opening a FIFO returns at once; then only a regular file is kept.
+        fd = os.open(self._full(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise NotRegular(path)
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
 
     def outside(self, path: str) -> bool:
         """Whether the path, followed through symlinks, leaves the project."""

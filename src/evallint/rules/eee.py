@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -75,13 +76,17 @@ def datastore_root(path: str) -> str:
 
 
 def companion_path(doc: Document) -> tuple[str, str] | None:
-    """(file_path as written, project path) of an aggregate's instance companion."""
+    """(file_path as written, project path) of an aggregate's instance companion; the project
+    path is "" when file_path leads out of the repository (it is then never read)."""
     detailed = doc.data.get("detailed_evaluation_results") if isinstance(doc.data, dict) else None
     written = detailed.get("file_path") if isinstance(detailed, dict) else None
-    if not isinstance(written, str) or written.startswith("/") or ".." in written.split("/"):
+    if not isinstance(written, str):
         return None
     base = datastore_root(doc.path)
-    return written, f"{base}/{written}" if base else written
+    joined = posixpath.normpath(f"{base}/{written}" if base else written)
+    if written.startswith("/") or joined == ".." or joined.startswith("../"):
+        return written, ""
+    return written, joined
 
 
 @rule("eee-companion", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))
@@ -103,17 +108,16 @@ def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
     if others is None:
         return
     if ctx.kind.name == "eee-aggregate":
-        found = companion_path(doc)
-        if found and found[1] not in ctx.files:
-            yield Finding(
-                ("detailed_evaluation_results", "file_path"),
-                f"{found[0]!r} does not exist (looked for {found[1]})",
-            )
+        problem = _companion_problem(companion_path(doc), ctx)
+        if problem:
+            yield Finding(("detailed_evaluation_results", "file_path"), problem)
         return
     if not doc.path.endswith("_samples.jsonl") or ctx.chunk:
         return  # once per file, on its first chunk
     sibling = doc.path.removesuffix("_samples.jsonl") + ".json"
     aggregate = others.load(sibling)
+    if (aggregate is None or not aggregate.ok) and sibling in ctx.files:
+        return  # it is there but cannot be read: its own parse-error says so
     points = companion_path(aggregate) if aggregate is not None else None
     if points is None or points[1] != doc.path:
         what = (
@@ -124,9 +128,25 @@ def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield Finding((0,), f"no aggregate record points at this file: {sibling} {what}")
 
 
+def _companion_problem(found: tuple[str, str] | None, ctx: Context) -> str | None:
+    """What is wrong with where an aggregate's file_path leads, if anything."""
+    if found is None:
+        return None
+    written, path = found
+    if not path:
+        return f"{written!r} lies outside the repository; file_path is a path inside the datastore"
+    if path not in ctx.files:
+        return f"{written!r} does not exist (looked for {path})"
+    if ctx.outside(path):
+        return f"{written!r} is a symlink that leads outside the repository; it is not read"
+    if ctx.others is not None and ctx.others.scan(path) is None:
+        return f"{written!r} cannot be read as a regular file"
+    return None
+
+
 def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], Scan] | None:
     found = companion_path(doc)
-    scanned = ctx.others.scan(found[1]) if found and ctx.others else None
+    scanned = ctx.others.scan(found[1]) if found and found[1] and ctx.others else None
     detailed = doc.data.get("detailed_evaluation_results")
     return (detailed, scanned) if scanned is not None and isinstance(detailed, dict) else None
 
