@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -20,10 +21,11 @@ from test_eee import MINIMAL_0_2_0
 
 Run = Callable[..., tuple[int, str, str]]
 Tree = Callable[[dict[str, str | bytes]], Path]
+T = TypeVar("T")
 UUID = "c8ab4e94-d8e8-417f-be18-fececf3c815c"
 
 
-def _timed(budget: float, call: Callable[[], object]) -> object:
+def _timed(budget: float, call: Callable[[], T]) -> T:
     started = time.perf_counter()
     result = call()
     assert time.perf_counter() - started < budget
@@ -37,7 +39,7 @@ def test_template_scanner_is_linear() -> None:
     assert got == [(4, 21, "template-variable", "unbalanced '{{' in template")]
     many = "template: '" + "{{ output }} }} " * 20_000 + "'\nid: j\nversion: '1.0.0'\n"
     got = _timed(5.0, lambda: found("judges/j.yaml", many))
-    assert isinstance(got, list) and len(got) == 10  # capped; each stray }} found once
+    assert len(got) == 10  # capped; each stray }} found once
 
 
 def test_alias_amplification_is_bounded_by_bytes() -> None:
@@ -247,7 +249,7 @@ def test_fifos_are_reported_never_read(run: Run, tree: Tree) -> None:
     root = tree({"datasets/ok.yaml": "questions:\n  - id: q1\n    input: hi\n"})
     os.mkfifo(root / "datasets/fifo.yaml")
     os.mkfifo(root / "notes.yaml")
-    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))  # type: ignore[misc]
+    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))
     assert code == 1
     assert out.splitlines() == [
         "datasets/fifo.yaml:1:1: error: cannot be read: not a regular file (a FIFO, device or "
@@ -257,7 +259,7 @@ def test_fifos_are_reported_never_read(run: Run, tree: Tree) -> None:
     assert out.splitlines()[1].startswith(
         "2 files checked, 1 unreadable file skipped (-v lists them): 1 error"
     )
-    code, out, _ = _timed(10.0, lambda: run("check", "datasets/ok.yaml", cwd=root))  # type: ignore[misc]
+    code, out, _ = _timed(10.0, lambda: run("check", "datasets/ok.yaml", cwd=root))
     assert code == 0
 
 
@@ -284,7 +286,7 @@ def test_a_companion_that_is_a_link_out_of_the_repository_is_an_error(run: Run, 
     companion = f"data/c/acme/m/{UUID}_samples.jsonl"
     root = tree({f"data/c/acme/m/{UUID}.json": _aggregate_pointing_at(companion)})
     os.symlink("/dev/zero", root / companion)
-    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))  # type: ignore[misc]
+    code, out, _ = _timed(10.0, lambda: run("check", cwd=root))
     assert code == 1
     assert "is a symlink that leads outside the repository; it is not read [eee-companion]" in out
 
