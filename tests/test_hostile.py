@@ -298,3 +298,75 @@ def test_an_unreadable_aggregate_is_not_blamed_on_its_companion() -> None:
         given={f"data/c/acme/m/{UUID}.json": '{"schema_version": "0.2.0",}'},
     )
     assert [g for g in got if g[2] == "eee-companion"] == []
+
+
+def test_an_explicit_path_through_a_linked_folder_is_not_read(
+    run: Run, tree: Tree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "broken.yaml").write_text("id: [\n")
+    root = tree({"rubrics/ok.yaml": "id: x\n"})
+    os.symlink(outside, root / "rubrics/linkdir")
+    code, out, _ = run("check", "-v", "rubrics/linkdir/broken.yaml", cwd=root)
+    assert code == 0
+    assert out.splitlines() == [
+        "skipped rubrics/linkdir/broken.yaml: outside the project, not read",
+        out.splitlines()[1],
+    ]
+    assert out.splitlines()[1].startswith("0 files checked, 1 unreadable file skipped")
+
+
+def test_schema_into_a_closed_pipe_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    for _ in range(3):
+        proc = subprocess.run(
+            f"{sys.executable} -m evallint schema rubric | head -1",
+            shell=True,
+            capture_output=True,
+            text=True,
+        )
+        assert (proc.stdout, proc.stderr) == ("{\n", "")
+
+
+def test_a_run_that_cannot_start_says_so_to_github(
+    run: Run, tree: Tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree({".evallint.toml": "rules = 5\n"})
+    summary, output = tmp_path / "summary.md", tmp_path / "output"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    code, out, err = run("check", cwd=root)
+    message = "invalid configuration in .evallint.toml: rules: expected object, got integer 5"
+    assert (code, err) == (2, f"evallint: error: {message}\n")
+    assert out == f"::error title=evallint could not run::{message}\n"
+    assert summary.read_text() == (
+        "## evallint\n\nThe check could not run: invalid configuration in \\.evallint\\.toml: "
+        "rules: expected object, got integer 5\n"
+    )
+    assert output.read_text() == "error-count=\nwarning-count=\n"
+
+
+def test_a_pull_request_base_the_clone_lacks_fails_closed(
+    tmp_path: Path, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_git import Repo
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = Repo(root)
+    repo.commit({"rubrics/x.yaml": "id: x\n"})
+    event = tmp_path / "event.json"
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    event.write_text(json.dumps({"pull_request": {"base": {"sha": missing}}}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = run("check", "--diff", cwd=root)
+    assert code == 2
+    assert err.startswith(
+        "evallint: error: the pull request base 0123456789ab (GITHUB_EVENT_PATH) is not in "
+        "this clone: fetch the history it needs"
+    )

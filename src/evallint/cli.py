@@ -160,7 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](args)
     except EvallintError as exc:
         print(f"evallint: error: {exc}", file=sys.stderr)
+        if _github_mode(args, os.environ):
+            _github_failure(str(exc), os.environ)
         return EXIT_USAGE
+    except BrokenPipeError:  # `evallint schema | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug of ours: one clear line, never a traceback
@@ -172,6 +177,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+def _quiet_stdout() -> None:
+    """Later writes (and the flush at exit) go nowhere instead of raising again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _github_mode(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
+    fmt = getattr(args, "format", None)
+    return args.command == "check" and (
+        fmt == "github" or (fmt == "auto" and environ.get("GITHUB_ACTIONS") == "true")
+    )
+
+
+def _github_failure(message: str, environ: Mapping[str, str]) -> None:
+    """A run that could not check anything says so where GitHub users look: an annotation, the
+    step summary and the outputs (counts left empty: nothing was counted)."""
+    from evallint.formatters.github import escape_data, escape_markdown
+
+    print(f"::error title=evallint could not run::{escape_data(message)}")
+    if environ.get("GITHUB_STEP_SUMMARY"):
+        text = f"## evallint\n\nThe check could not run: {escape_markdown(message)}\n"
+        _append(environ["GITHUB_STEP_SUMMARY"], text)
+    if environ.get("GITHUB_OUTPUT"):
+        _append(environ["GITHUB_OUTPUT"], "error-count=\nwarning-count=\n")
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -287,7 +323,11 @@ def _write(text: str, output: str | None) -> None:
         # (valid inside JSON strings too), never a crash.
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `check | head`: the exit code still tells the result
+            _quiet_stdout()
         return
     try:
         Path(output).write_text(text, encoding="utf-8")

@@ -49,6 +49,11 @@ def select(
             raise EvallintError(f"no such file or directory: {arg!r}")
         if path.is_dir():
             chosen.extend(_walk_dir(path, root, in_git, regular))
+        elif not inside(path.parent, root):
+            # rubrics/linkdir/x.yaml where linkdir leads out: never read what lies outside
+            skipped.append(
+                Skipped(display_path(path, root), "outside the project, not read", unreadable=True)
+            )
         else:
             chosen.append(display_path(path, root))
     out, listed = [], []

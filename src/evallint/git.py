@@ -127,7 +127,13 @@ class GitRepo:
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
         event_base = _event_base(environ)
-        if event_base and self.sha(event_base) is not None:
+        if event_base:
+            if self.sha(event_base) is None:
+                # The pull request says which base; any other would compare with the wrong one.
+                raise EvallintError(
+                    f"the pull request base {event_base[:12]} (GITHUB_EVENT_PATH) is not in this "
+                    "clone: " + _fetch_hint(event_base)
+                )
             return event_base
         github = environ.get("GITHUB_BASE_REF")
         if github:

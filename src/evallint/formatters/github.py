@@ -6,6 +6,7 @@ one notice counts the rest; every finding is also printed as a plain line in the
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from urllib.parse import quote
@@ -24,6 +25,14 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text from files and messages shown as itself in Markdown: no markup, no HTML."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.splitlines()))
 
 
 def plain_path(path: str) -> str:
