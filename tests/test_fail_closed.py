@@ -242,3 +242,22 @@ def test_diff_mode_reports_a_broken_claimed_file(tmp_path: Path, run: Run) -> No
     # pre-commit's shape: the changed files named on the command line
     code, out, _ = run("check", "evals/datasets/bomb.yaml", f"data/c/d/m/{UUID}.json", cwd=root)
     assert code == 1 and out.splitlines()[2].startswith("2 files checked: 2 errors"), out
+
+
+def test_suppression_markers_count_only_in_real_yaml_comments() -> None:
+    evals = '{"skill_name": "x # evallint: ignore"}'
+    assert [g[2] for g in found("skills/a/evals/evals.json", evals)] == ["evals-key-missing"]
+    dataset = 'description: "see # evallint: ignore"\nquestons: []\n'
+    assert (2, 1, "key-typo") in [g[:3] for g in found("misc/d.yaml", dataset)]
+    block = "description: |\n  # evallint: ignore\nquestons: []\n"
+    assert (3, 1, "key-typo") in [g[:3] for g in found("misc/d.yaml", block)]
+    comment = "description: x  # evallint: ignore[key-typo]\nquestons: []\n"
+    assert (2, 1, "key-typo") not in [g[:3] for g in found("misc/d.yaml", comment)]
+
+
+def test_suppressed_findings_do_not_spend_the_repeat_cap() -> None:
+    typo = "    expecteed_facts: [x]"
+    lines = "".join(f"  - id: q{i}\n    input: x\n{typo}  # evallint: ignore\n" for i in range(10))
+    dataset = "questions:\n" + lines + f"  - id: q10\n    input: x\n{typo}\n"
+    got = [g[:3] for g in found("datasets/d.yaml", dataset) if g[2] == "key-typo"]
+    assert got == [(34, 5, "key-typo")]

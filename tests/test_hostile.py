@@ -370,3 +370,21 @@ def test_a_pull_request_base_the_clone_lacks_fails_closed(
         "evallint: error: the pull request base 0123456789ab (GITHUB_EVENT_PATH) is not in "
         "this clone: fetch the history it needs"
     )
+
+
+def test_missing_files_are_set_lookups() -> None:
+    from conftest import DictSource
+    from evallint.config import Config
+    from evallint.engine import lint
+
+    refs = "".join(
+        f"          - {{type: file, value: prompts/missing{i}.md}}\n" for i in range(20_000)
+    )
+    suite = "tests:\n  - id: a\n    input:\n      - role: user\n        content:\n" + refs
+    files: dict[str, str | bytes] = {f"tree/f{i}.txt": "" for i in range(20_000)}
+    files["suites/x.eval.yaml"] = suite
+    report = _timed(
+        30.0,
+        lambda: lint(["suites/x.eval.yaml"], DictSource(files), Config(), tree=sorted(files)),
+    )
+    assert sum(d.rule == "missing-file" for d in report.diagnostics) == 20_000

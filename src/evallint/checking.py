@@ -54,16 +54,22 @@ def _check_document(
     )
     if not doc.ok:
         return out
+    may_suppress = doc.fmt == "yaml" and "evallint:" in doc.text  # placing first costs only here
     for rule, level in run.rules_for(entry.kind.name, cross_file):
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
             key = (rule.id, finding.group or finding.message)
-            if not repeats.admit(key):
+            if may_suppress:
+                # Suppressed findings never spend the cap: the eleventh, unsuppressed one shows.
+                placed = place(doc, finding, rule.id, level, ctx.project)
+                if suppressed(doc, placed) or not repeats.admit(key):
+                    continue
+            elif not repeats.admit(key):
                 continue
-            placed = place(doc, finding, rule.id, level, ctx.project)
-            if not suppressed(doc, placed):
-                out.append(_shifted(placed, lines))
-                repeats.shown(key, out[-1], doc.line_text(placed.span.line))
+            else:
+                placed = place(doc, finding, rule.id, level, ctx.project)
+            out.append(_shifted(placed, lines))
+            repeats.shown(key, out[-1], doc.line_text(placed.span.line))
     return out
 
 
@@ -114,21 +120,63 @@ def _down(span: Span, lines: int) -> Span:
 
 
 _IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
+_ALL = frozenset({"*"})
 
 
 def suppressed(doc: Document, d: Diagnostic) -> bool:
     """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above.
 
-    Matched on the physical lines, because YAML parsers drop comments. JSON has no comments;
-    there the configuration's `rules` and `ignore` do the job. Parse errors cannot be silenced.
+    Only real YAML comments count: the marker inside a quoted or block scalar is text. JSON has
+    no comments; there the configuration's `rules` and `ignore` do the job. Parse errors cannot
+    be silenced.
     """
-    if d.rule == "parse-error" or "evallint:" not in doc.text:
+    if d.rule == "parse-error" or doc.fmt != "yaml":
         return False
+    ignores = doc.memo.get("ignores")
+    if ignores is None:
+        ignores = doc.memo["ignores"] = _ignores(doc.text)
     for line in (d.span.line, d.span.line - 1):
-        m = _IGNORE.search(doc.line_text(line)) if line >= 1 else None
-        if m and (m.group(1) is None or d.rule in re.split(r"[,\s]+", m.group(1))):
+        ids = ignores.get(line)
+        if ids is not None and (ids is _ALL or d.rule in ids):
             return True
     return False
+
+
+def _ignores(text: str) -> dict[int, frozenset[str]]:
+    """Line -> the rule ids its `# evallint: ignore` comment names (_ALL: every rule); worked
+    out once per file, so a file with many findings does not rescan its text for each."""
+    if "evallint:" not in text:
+        return {}
+    found: dict[int, frozenset[str]] = {}
+    scalars = _scalar_spans(text)
+    for number, line in enumerate(text.splitlines(), start=1):
+        for m in _IGNORE.finditer(line) if "evallint:" in line else ():
+            at = (number - 1, m.start())
+            if any(start <= at < end for start, end in scalars.get(number - 1, ())):
+                continue  # inside a string value: text, not a comment
+            ids = m.group(1)
+            found[number] = (
+                _ALL if ids is None else frozenset(i for i in re.split(r"[,\s]+", ids) if i)
+            )
+    return found
+
+
+def _scalar_spans(text: str) -> dict[int, list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """(start, end) as (line, column), 0-based, of every scalar, by each line it covers."""
+    import yaml
+
+    from evallint.parse.yamlload import Loader
+
+    spans: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    try:
+        for token in yaml.scan(text, Loader=Loader):
+            if isinstance(token, yaml.ScalarToken):
+                s, e = token.start_mark, token.end_mark
+                for line in range(s.line, e.line + 1):
+                    spans.setdefault(line, []).append(((s.line, s.column), (e.line, e.column)))
+    except yaml.YAMLError:
+        pass  # a file that does not parse has only its parse-error, which nothing silences
+    return spans
 
 
 def place(

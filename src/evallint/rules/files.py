@@ -5,6 +5,7 @@ Nothing named is ever opened: existence is checked against the project's file li
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -41,10 +42,23 @@ def resolve(doc_path: str, ref: FileRef) -> str | None:
 
 
 def _exists(path: str, files: frozenset[str]) -> bool:
-    if path in files:
-        return True
-    folder = path.rstrip("/") + "/"
-    return any(f.startswith(folder) for f in files)
+    """A set lookup: a file, or a folder that holds one (a miss never scans the listing)."""
+    return path in files or path.rstrip("/") in _folders(files)
+
+
+@functools.lru_cache(maxsize=2)
+def _folders(files: frozenset[str]) -> frozenset[str]:
+    """Every folder of the listing, worked out once per run (a frozenset keeps its hash)."""
+    out: set[str] = set()
+    for f in files:
+        cut = f.rfind("/")
+        while cut > 0:
+            folder = f[:cut]
+            if folder in out:
+                break
+            out.add(folder)
+            cut = folder.rfind("/")
+    return frozenset(out)
 
 
 @rule("missing-file", Severity.ERROR, kinds=FILE_KINDS)
