@@ -1,0 +1,102 @@
+"""Property-based: mutated example files never crash evallint, and never pass unread.
+
+Byte flips, deleted lines, renamed keys and swapped value types applied to the files in
+`examples/`; each run must end in exit 0 or 1 with no internal error, and a file that no
+longer parses must never be reported clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO, DictSource
+from evallint.config import Config
+from evallint.engine import lint
+from evallint.load import read_entry
+from evallint.parse import format_of, parse
+
+EXAMPLES = {
+    p.relative_to(REPO / "examples").as_posix(): p.read_bytes()
+    for p in sorted((REPO / "examples").rglob("*"))
+    if p.is_file() and format_of(p.name) is not None and "workflows" not in p.parts
+}
+PATHS = sorted(EXAMPLES)
+Mutation = Callable[[bytes, st.DrawFn], bytes]
+
+
+def _flip(raw: bytes, draw: st.DrawFn) -> bytes:
+    at = draw(st.integers(0, max(len(raw) - 1, 0)))
+    byte = draw(st.integers(0, 255))
+    return raw[:at] + bytes([byte]) + raw[at + 1 :]
+
+
+def _drop_line(raw: bytes, draw: st.DrawFn) -> bytes:
+    lines = raw.split(b"\n")
+    del lines[draw(st.integers(0, len(lines) - 1))]
+    return b"\n".join(lines)
+
+
+def _rename_key(raw: bytes, draw: st.DrawFn) -> bytes:
+    keys = [k for k in (b"questions", b"checks", b"id", b"version", b"evals", b"tests") if k in raw]
+    if not keys:
+        return raw
+    key = draw(st.sampled_from(keys))
+    return raw.replace(key, key[:-1] + b"x", 1)
+
+
+def _swap_value(raw: bytes, draw: st.DrawFn) -> bytes:
+    value = draw(st.sampled_from([b"[]", b"{}", b"1e400", b"9" * 5000, b"null", b"[[[[[[", b"'"]))
+    at = raw.find(b": ", draw(st.integers(0, max(len(raw) - 1, 0))))
+    if at < 0:
+        return raw
+    end = raw.find(b"\n", at)
+    return raw[: at + 2] + value + (raw[end:] if end >= 0 else b"")
+
+
+MUTATIONS: list[Mutation] = [_flip, _drop_line, _rename_key, _swap_value]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
+    path = draw(st.sampled_from(PATHS))
+    raw = EXAMPLES[path]
+    for _ in range(draw(st.integers(1, 3))):
+        raw = draw(st.sampled_from(MUTATIONS))(raw, draw)
+    return path, raw
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(mutated())
+def test_mutated_examples_never_crash_and_never_pass_unread(case: tuple[str, bytes]) -> None:
+    path, raw = case
+    files = {**EXAMPLES, path: raw}
+    report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files))
+    assert report.exit_code(strict=False) in (0, 1)
+    fmt = format_of(path)
+    assert fmt is not None
+    doc = parse(path, raw, fmt)
+    if not doc.ok:
+        # Every example is claimed by its path: a file that no longer parses is reported.
+        assert any(d.path == path and d.rule == "parse-error" for d in report.diagnostics)
+    entry = read_entry(path, DictSource(files), Config())
+    assert entry is not None
+
+
+def test_every_example_is_claimed_by_its_path() -> None:
+    for path in PATHS:
+        broken = read_entry(path, DictSource({path: b"\xff"}), Config())
+        assert not isinstance(broken, type(None))
+        assert getattr(broken, "unreadable", False) is False, path
+
+
+def test_examples_are_found() -> None:
+    assert len(PATHS) >= 10 and all((REPO / "examples" / p).is_file() for p in PATHS)
+    assert Path(REPO / "examples").is_dir()
