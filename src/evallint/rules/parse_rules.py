@@ -13,8 +13,12 @@ PARSE_ERROR = builtin(
 
     Reported at the first position the parser could not accept. Also covers `NaN`/`Infinity` and
     trailing commas in JSON, YAML files with several documents, unsupported YAML tags, aliases that
-    expand past a budget (alias bombs), nesting deeper than 200 levels, and files over the size
-    limit (`max-file-size`). It cannot be turned off: nothing else can be checked in such a file.
+    expand past a budget (alias bombs), nesting deeper than 200 levels, integers of more than
+    4,000 digits, a top level that is empty, a list or a scalar where the kind is a mapping, files
+    that are not regular files, and files over the size limit (`max-file-size`). Every file a
+    kind claims (by its path, its declaration or the markers in its text) is reported when it
+    cannot be read. It cannot be turned off, down or ignored: nothing else can be checked in
+    such a file.
 
     Bad (rubrics/tone.yaml):
         id: tone
