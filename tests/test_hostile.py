@@ -388,3 +388,20 @@ def test_missing_files_are_set_lookups() -> None:
         lambda: lint(["suites/x.eval.yaml"], DictSource(files), Config(), tree=sorted(files)),
     )
     assert sum(d.rule == "missing-file" for d in report.diagnostics) == 20_000
+
+
+def test_a_worker_failure_is_one_line(
+    run: Run, tree: Tree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(name: str, data: object) -> list[object]:
+        raise ValueError("boom")
+
+    monkeypatch.setattr("evallint.engine.validate", boom)  # a bug of ours, in every worker
+    monkeypatch.delenv("EVALLINT_DEBUG", raising=False)
+    root = tree({f"rubrics/r{i}.yaml": f"id: r{i}\n" for i in range(4)})
+    code, out, err = run("check", "--jobs", "2", cwd=root)
+    assert (code, out) == (2, "")
+    assert err == (
+        "evallint: internal error: RuntimeError: in a worker process: ValueError: boom "
+        "(set EVALLINT_DEBUG=1 for a traceback, and please report it)\n"
+    )
