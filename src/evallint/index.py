@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from evallint.config import Config
-from evallint.kinds import KINDS
+from evallint.kinds import KINDS, path_kind
 from evallint.load import Source, read_entry
 from evallint.parse import format_of
 from evallint.project import Entry, Project
@@ -73,9 +73,7 @@ def _candidate_bytes(path: str, source: Source, config: Config) -> bytes | None:
     """None: the path alone says the file defines things; b"": not worth reading."""
     fmt = format_of(path)
     assert fmt is not None
-    kind = config.kind_for(path) or next(
-        (k for k in KINDS if k.by_path and fmt in k.formats and k.by_path(path)), None
-    )
+    kind = config.kind_for(path) or path_kind(path, fmt)
     if kind is not None and kind.defines is not None:
         return None
     try:

@@ -7,10 +7,10 @@ under `formats/`, and this registry lists them. The engine never names a kind.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from evallint.formats import abp, agentv, ai_eval, eee
-from evallint.formats.base import Kind, items
+from evallint.formats.base import Kind, PathTest, items
 from evallint.model import JSON
 
 __all__ = [
@@ -86,23 +86,24 @@ def tooling(path: str) -> bool:
     return path.startswith(".github/")
 
 
-def path_kind(path: str, fmt: str) -> Kind | None:
+def _first_by_path(path: str, fmt: str, test: Callable[[Kind], PathTest | None]) -> Kind | None:
     if tooling(path):
         return None
     for kind in KINDS:
-        if kind.by_path and fmt in kind.formats and kind.by_path(path):
+        found = test(kind)
+        if found is not None and fmt in kind.formats and found(path):
             return kind
     return None
+
+
+def path_kind(path: str, fmt: str) -> Kind | None:
+    """The kind a file's path makes it, whatever its content (`rubrics/`, `judges/`)."""
+    return _first_by_path(path, fmt, lambda kind: kind.by_path)
 
 
 def claimed_kind(path: str, fmt: str) -> Kind | None:
     """The kind a file's path claims it for, before its content is read (see Kind.claim)."""
-    if tooling(path):
-        return None
-    for kind in KINDS:
-        if kind.claim and fmt in kind.formats and kind.claim(path):
-            return kind
-    return None
+    return _first_by_path(path, fmt, lambda kind: kind.claim)
 
 
 def content_kind(path: str, data: JSON, fmt: str) -> Kind | None:

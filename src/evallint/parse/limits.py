@@ -20,4 +20,6 @@ def too_deep(data: JSON) -> bool:
             for child in (node.values() if isinstance(node, dict) else node)
             if isinstance(child, dict | list)
         ]
-    return bool(level)
+        if not level:
+            return False
+    return True
