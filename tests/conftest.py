@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from evallint.baseline import Baseline
@@ -67,7 +69,7 @@ def found(
     """(line, column, rule, message) of every diagnostic for one file (`given`: files beside it)."""
     files = {**(given or {}), path: text}
     return [
-        (d.span.line, d.span.column, d.rule, d.message)
+        (d.span.line, d.span.column, d.rule, d.text)
         for d in lint_files(files, config)
         if d.path == path
     ]
@@ -132,3 +134,9 @@ def walk_files(root: Path) -> Iterator[Path]:
     for folder, _, files in os.walk(root):
         for name in sorted(files):
             yield Path(folder) / name
+
+
+@pytest.fixture(scope="session")
+def sarif_validator() -> jsonschema.Draft4Validator:
+    schema = json.loads(shared_or_skip("sarif", "sarif-schema-2.1.0.json").read_text())
+    return jsonschema.Draft4Validator(schema)

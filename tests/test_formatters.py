@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO, lint_files, shared_or_skip
+from conftest import REPO, lint_files
 from evallint import __version__
 from evallint.formatters import formatter
 from evallint.formatters.github import escape_data, escape_property, render_summary
@@ -129,12 +129,6 @@ def test_summary_stays_under_one_mebibyte() -> None:
     text = render_summary(Report(big, 1), {})
     assert len(text.encode()) < 1024 * 1024
     assert "more findings are not listed here" in text
-
-
-@pytest.fixture(scope="module")
-def sarif_validator() -> jsonschema.Draft4Validator:
-    schema = json.loads(shared_or_skip("sarif", "sarif-schema-2.1.0.json").read_text())
-    return jsonschema.Draft4Validator(schema)
 
 
 def check_sarif(text: str, validator: jsonschema.Draft4Validator) -> dict[str, Any]:

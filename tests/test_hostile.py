@@ -96,6 +96,16 @@ def test_json_schema_pattern_the_engine_cannot_hold() -> None:
     assert got == [(8, 16, "invalid-json-schema")]
 
 
+def test_json_schema_type_that_is_a_mapping_or_a_list() -> None:
+    # Found by the property test: an unhashable type crashed the membership test.
+    rubric = (
+        "id: r\nversion: '1.0.0'\nchecks:\n  - kind: json_schema\n    id: s\n    schema:\n"
+        "      type: {}\n      items: {type: [[a]]}\nscoring: {combine: all_pass}\n"
+    )
+    got = [g[:3] for g in found("rubrics/r.yaml", rubric) if g[2] == "invalid-json-schema"]
+    assert got == [(7, 13, "invalid-json-schema"), (8, 22, "invalid-json-schema")]
+
+
 def test_huge_integers_are_parse_errors_everywhere() -> None:
     digits = "1" * 5000
     assert found("datasets/d.json", '{"questions": [], "n": ' + digits + "}") == [

@@ -69,7 +69,7 @@ def _check_document(
             else:
                 placed = place(doc, finding, rule.id, level, ctx.project)
             out.append(_shifted(placed, lines))
-            repeats.shown(key, out[-1], doc.line_text(placed.span.line))
+            repeats.shown(key, out[-1])
     return out
 
 
@@ -79,29 +79,27 @@ class Repeats:
     one shown counts the rest (0: no limit).
 
     A million-record JSONL file with one systematic mistake would otherwise print a million
-    lines. The rest are counted, never placed: positions are the costly part.
+    lines. The rest are counted, never placed: positions are the costly part. Runs that write
+    JSON or SARIF check with no limit, as machine outputs carry every finding.
     """
 
     limit: int
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
-    # key -> its last shown diagnostic, and the text of that diagnostic's line
-    last: dict[tuple[str, str], tuple[Diagnostic, str]] = field(default_factory=dict)
+    last: dict[tuple[str, str], Diagnostic] = field(default_factory=dict)  # last one shown
 
     def admit(self, key: tuple[str, str]) -> bool:
         n = self.seen[key] = self.seen.get(key, 0) + 1
         return not self.limit or n <= self.limit
 
-    def shown(self, key: tuple[str, str], diagnostic: Diagnostic, line_text: str) -> None:
-        self.last[key] = (diagnostic, line_text)
+    def shown(self, key: tuple[str, str], diagnostic: Diagnostic) -> None:
+        self.last[key] = diagnostic
 
     def finish(self, out: list[Diagnostic]) -> list[Diagnostic]:
         counted: dict[int, Diagnostic] = {}
         for key, n in self.seen.items():
             if self.limit and n > self.limit and key in self.last:
-                d, line_text = self.last[key]
-                message = f"{d.message} ({n - self.limit:,} more like this in this file not shown)"
-                mark = fingerprint(d.rule, d.path, line_text, message)
-                counted[id(d)] = replace(d, message=message, fingerprint=mark)
+                d = self.last[key]
+                counted[id(d)] = replace(d, more=n - self.limit)
         return [counted.get(id(d), d) for d in out] if counted else out
 
 
@@ -193,7 +191,9 @@ def place(
         if other is not None:
             related.append(Location(other.path, other.locate(pointer), note))
     mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
-    return Diagnostic(doc.path, span, rule_id, level, finding.message, tuple(related), mark)
+    return Diagnostic(
+        doc.path, span, rule_id, level, finding.message, tuple(related), mark, finding.group or ""
+    )
 
 
 def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:

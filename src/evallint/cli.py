@@ -17,7 +17,8 @@ from evallint.errors import EvallintError
 if TYPE_CHECKING:
     from evallint.model import Report
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2
+MACHINE_FORMATS = frozenset({"json", "sarif"})
 
 
 def _rule_list(text: str) -> list[str]:
@@ -234,6 +235,13 @@ def run_check(args: argparse.Namespace) -> int:
         ignore=args.ignore,
         eee_version=args.eee_version,
     )
+    fmt = args.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    machine = fmt in MACHINE_FORMATS
+    limit = config.max_repeats
+    if machine or args.sarif_output:
+        config = replace(config, max_repeats=0)  # machine outputs carry every finding
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
     report = lint(
         chosen.paths,
@@ -248,14 +256,13 @@ def run_check(args: argparse.Namespace) -> int:
     if config.strict:
         report = _named_unreadable_fail(report, chosen.named)
     report = _excluded_all(report, config.strict, config.source)
-    fmt = args.format
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    _write(formatter(fmt)(report, verbose=args.verbose), args.output)
+    # People read the capped report, whose counts still include what the cap left out.
+    shown = report if machine else report.capped(limit)
+    _write(formatter(fmt)(shown, verbose=args.verbose), args.output)
     if args.sarif_output:
         _write(formatter("sarif")(report), args.sarif_output)
     if fmt == "github":
-        _github_files(report, os.environ, args.sarif_output)
+        _github_files(shown, os.environ, args.sarif_output)
     return report.exit_code(strict=config.strict)
 
 

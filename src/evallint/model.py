@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Parsed documents are JSON-shaped; `Any` stops at this alias.
@@ -34,9 +34,6 @@ class Span:
     column: int
     end_line: int
     end_column: int
-
-
-START = Span(1, 1, 1, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +70,21 @@ class Diagnostic:
     related: tuple[Location, ...] = ()
     # Identity that survives the finding moving to another line (SARIF primaryLocationLineHash).
     fingerprint: str = field(default="", compare=False)
+    # Findings of one rule, file and group are capped together for people (default: message).
+    group: str = field(default="", compare=False)
+    more: int = 0  # like findings after this one that the repeat cap left out
+
+    @property
+    def text(self) -> str:
+        """The message as shown to a person, with what the repeat cap left out."""
+        if not self.more:
+            return self.message
+        return f"{self.message} ({self.more:,} more like this in this file not shown)"
+
+    @property
+    def weight(self) -> int:
+        """How many findings this one stands for: itself and those the cap left out."""
+        return 1 + self.more
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.rule, self.message)
@@ -111,7 +123,26 @@ class Report:
         return tuple(s for s in self.skipped if s.unreadable)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == severity)
+        """Every finding, also those the repeat cap left out: counts are never capped."""
+        return sum(d.weight for d in self.diagnostics if d.severity == severity)
+
+    def capped(self, limit: int) -> Report:
+        """What a person reads: the first `limit` findings of each rule and group in a file,
+        the last one shown counting the rest (0: no limit). Machine outputs take it all."""
+        if not limit:
+            return self
+        seen: dict[tuple[str, str, str], list[int]] = {}
+        for i, d in enumerate(self.diagnostics):
+            seen.setdefault((d.path, d.rule, d.group or d.message), []).append(i)
+        keep: dict[int, Diagnostic] = {}
+        for found in seen.values():
+            shown = found[:limit]
+            keep.update((i, self.diagnostics[i]) for i in shown)
+            hidden = sum(self.diagnostics[i].weight for i in found[limit:])
+            if hidden:
+                last = self.diagnostics[shown[-1]]
+                keep[shown[-1]] = replace(last, more=last.more + hidden)
+        return replace(self, diagnostics=tuple(keep[i] for i in sorted(keep)))
 
     def exit_code(self, *, strict: bool) -> int:
         worst = max((d.severity for d in self.diagnostics), default=None)

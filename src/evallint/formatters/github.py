@@ -57,7 +57,7 @@ def annotation(d: Diagnostic) -> str:
         "title": f"evallint [{d.rule}]",
     }
     joined = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items())
-    return f"::{COMMAND[d.severity]} {joined}::{escape_data(d.message)}"
+    return f"::{COMMAND[d.severity]} {joined}::{escape_data(d.text)}"
 
 
 def render_github(report: Report, *, verbose: bool = False) -> str:
@@ -68,7 +68,7 @@ def render_github(report: Report, *, verbose: bool = False) -> str:
             lines.append(annotation(d))
             shown[d.severity] += 1
         else:
-            flat = escape_data(d.message)
+            flat = escape_data(d.text)
             lines.append(
                 f"{plain_path(d.path)}:{d.span.line}:{d.span.column}: {d.severity.label}: "
                 f"{flat} [{d.rule}]"
@@ -102,7 +102,9 @@ def render_summary(report: Report, environ: Mapping[str, str]) -> str:
     """The step summary: counts by rule and severity, then the worst findings, linked."""
     out = ["## evallint", "", summary(report), ""]
     out += [f"> {note}" for note in report.notes] + ([""] if report.notes else [])
-    counts = Counter((d.rule, d.severity) for d in report.diagnostics)
+    counts: Counter[tuple[str, Severity]] = Counter()
+    for d in report.diagnostics:
+        counts[(d.rule, d.severity)] += d.weight
     if counts:
         out += ["| rule | severity | findings |", "|---|---|---|"]
         out += [
@@ -115,7 +117,7 @@ def render_summary(report: Report, environ: Mapping[str, str]) -> str:
     size = sum(len(line) + 1 for line in out)
     listed = 0
     for d in worst_first(report.diagnostics):
-        row = f"| {_link(d, environ)} | {d.severity.label} | `{d.rule}` | {_cell(d.message)} |"
+        row = f"| {_link(d, environ)} | {d.severity.label} | `{d.rule}` | {_cell(d.text)} |"
         if size + len(row) + 200 > SUMMARY_LIMIT:
             break
         out.append(row)

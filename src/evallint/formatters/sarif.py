@@ -18,6 +18,7 @@ PROBLEM = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: 
 # Rules that guess (a misspelling, an unused input) are less certain than rules that read facts.
 PRECISION = {"key-typo": "high", "question-missing-inputs": "high", "weight-ignored": "high"}
 LIMIT = 1024  # GitHub's limit on description texts
+RESULTS = 25_000  # GitHub code scanning's limit on results per run
 
 
 def help_uri(rule: Rule) -> str:
@@ -85,7 +86,7 @@ def _result(d: Diagnostic, index: dict[str, int], seen: dict[str, int]) -> dict[
         "ruleId": d.rule,
         "ruleIndex": index[d.rule],
         "level": LEVELS[d.severity],
-        "message": {"text": d.message},
+        "message": {"text": d.text},
         "locations": [_location(d.path, s.line, s.column, s.end_line, s.end_column)],
         "partialFingerprints": {
             "primaryLocationLineHash": f"{d.fingerprint or _fallback(d)}:{seen[d.fingerprint]}"
@@ -103,10 +104,19 @@ def _fallback(d: Diagnostic) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def _within_limit(diagnostics: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    """All of them, or the worst RESULTS in their report order."""
+    if len(diagnostics) <= RESULTS:
+        return diagnostics
+    order = sorted(range(len(diagnostics)), key=lambda i: -diagnostics[i].severity)
+    return tuple(diagnostics[i] for i in sorted(order[:RESULTS]))
+
+
 def render_sarif(report: Report, *, verbose: bool = False) -> str:
     index = {rule.id: i for i, rule in enumerate(ALL_RULES)}
     seen: dict[str, int] = {}
-    run = {
+    kept = _within_limit(report.diagnostics)
+    run: dict[str, object] = {
         "tool": {
             "driver": {
                 "name": "evallint",
@@ -117,7 +127,15 @@ def render_sarif(report: Report, *, verbose: bool = False) -> str:
         },
         "automationDetails": {"id": "evallint/"},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(d, index, seen) for d in report.diagnostics],
+        "results": [_result(d, index, seen) for d in kept],
     }
+    if len(kept) < len(report.diagnostics):
+        left = len(report.diagnostics) - len(kept)
+        text = (
+            f"{left:,} more results are not included: GitHub code scanning takes at most "
+            f"{RESULTS:,} a run (the worst come first; the JSON format lists them all)"
+        )
+        notice = {"level": "warning", "message": {"text": text}}
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [notice]}]
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

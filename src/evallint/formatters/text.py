@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evallint.model import Report, Severity
+from evallint.model import Diagnostic, Report, Severity
 
 JSON_OUTPUT_VERSION = 1
 
@@ -31,30 +31,34 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     lines += report.notes
     lines += [
         f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: "
-        f"{' '.join(d.message.splitlines())} [{d.rule}]"
+        f"{' '.join(d.text.splitlines())} [{d.rule}]"
         for d in report.diagnostics
     ]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
 
+def _diagnostic(d: Diagnostic) -> dict[str, object]:
+    out: dict[str, object] = {
+        "path": d.path,
+        "line": d.span.line,
+        "column": d.span.column,
+        "end_line": d.span.end_line,
+        "end_column": d.span.end_column,
+        "severity": d.severity.label,
+        "rule": d.rule,
+        "message": d.message,
+    }
+    if d.more:  # only a capped report has it; the command line writes JSON uncapped
+        out["more"] = d.more
+    return out
+
+
 def render_json(report: Report, *, verbose: bool = False) -> str:
     payload: dict[str, object] = {
         "version": JSON_OUTPUT_VERSION,
         "files_checked": report.files_checked,
-        "diagnostics": [
-            {
-                "path": d.path,
-                "line": d.span.line,
-                "column": d.span.column,
-                "end_line": d.span.end_line,
-                "end_column": d.span.end_column,
-                "severity": d.severity.label,
-                "rule": d.rule,
-                "message": d.message,
-            }
-            for d in report.diagnostics
-        ],
+        "diagnostics": [_diagnostic(d) for d in report.diagnostics],
     }
     if report.notes:
         payload["notes"] = list(report.notes)

@@ -219,7 +219,7 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
         elif key == "type":
             names = enumerate(value) if isinstance(value, list) else [(None, value)]
             for n, bad in names:
-                if bad not in _TYPES:
+                if not isinstance(bad, str) or bad not in _TYPES:  # {} or [] are not hashable
                     at = here if n is None else (*here, n)
                     yield (
                         at,
