@@ -336,7 +336,17 @@ def test_inline_suppression() -> None:
     above = typo.replace(line, "    # evallint: ignore\n" + line)
     assert found("datasets/refunds.yaml", above) == []
     other = typo.replace(line, line + "  # evallint: ignore[unknown-key, schema-violation]")
-    assert [f[2] for f in found("datasets/refunds.yaml", other)] == ["key-typo"]
+    assert [f[2:] for f in found("datasets/refunds.yaml", other)] == [
+        ("key-typo", "unknown key 'expecteed_facts'; did you mean 'expected_facts'?"),
+        (
+            "unused-suppression",
+            "'unknown-key' is silenced here, but reports nothing on this line or the next",
+        ),
+        (
+            "unused-suppression",
+            "'schema-violation' is silenced here, but reports nothing on this line or the next",
+        ),
+    ]
     assert [f[2] for f in found("rubrics/tone.yaml", "id: [  # evallint: ignore\n")] == [
         "parse-error"
     ]

@@ -11,10 +11,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from evallint import suppressions
 from evallint.load import Source, chunks
 from evallint.model import Diagnostic, Finding, Location, Severity, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
+from evallint.rules import BY_ID
+from evallint.suppressions import UNUSED, Suppression
 
 if TYPE_CHECKING:
     from evallint.engine import Context, Run
@@ -43,26 +46,25 @@ def _check_document(
 ) -> list[Diagnostic]:
     """`lines`: how many lines of the file come before the document (a chunk's offset)."""
     levels = run.levels
-    out = (
-        []
-        if cross_file
-        else [
-            _shifted(Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message), lines)
-            for p in doc.problems
-            if p.rule in levels
-        ]
-    )
+    # Placing first costs only in YAML files that mention a suppression.
+    notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
+    used: set[tuple[int, str]] = set()
+    out = []
+    for p in () if cross_file else doc.problems:
+        if p.rule in levels:
+            d = Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
+            if notes is None or not _silenced(notes, d, used):
+                out.append(_shifted(d, lines))
     if not doc.ok:
         return out
-    may_suppress = doc.fmt == "yaml" and "evallint:" in doc.text  # placing first costs only here
     for rule, level in run.rules_for(entry.kind.name, cross_file):
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
             key = (rule.id, finding.group or finding.message)
-            if may_suppress:
+            if notes is not None:
                 # Suppressed findings never spend the cap: the eleventh, unsuppressed one shows.
                 placed = place(doc, finding, rule.id, level, ctx.project)
-                if suppressed(doc, placed) or not repeats.admit(key):
+                if _silenced(notes, placed, used) or not repeats.admit(key):
                     continue
             elif not repeats.admit(key):
                 continue
@@ -70,7 +72,48 @@ def _check_document(
                 placed = place(doc, finding, rule.id, level, ctx.project)
             out.append(_shifted(placed, lines))
             repeats.shown(key, out[-1])
+    if notes and not cross_file and UNUSED in levels:
+        out += _unused(doc, notes, used, entry, ctx, run)
     return out
+
+
+def _suppressions(doc: Document) -> dict[int, Suppression]:
+    found = doc.memo.get("ignores")
+    if found is None:
+        found = doc.memo["ignores"] = suppressions.find(doc.text)
+    return found
+
+
+def _silenced(notes: dict[int, Suppression], d: Diagnostic, used: set[tuple[int, str]]) -> bool:
+    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above;
+    records which comment did it."""
+    s = suppressions.silencer(notes, d.rule, d.span.line)
+    if s is None:
+        return False
+    used.add((s.line, "*" if s.ids is None else d.rule))
+    return True
+
+
+def _unused(
+    doc: Document,
+    notes: dict[int, Suppression],
+    used: set[tuple[int, str]],
+    entry: Entry,
+    ctx: Context,
+    run: Run,
+) -> list[Diagnostic]:
+    """unused-suppression: ids that name no rule, and comments that silenced nothing although
+    the rule they name ran here in full."""
+    waits = frozenset(r.id for r, _ in run.active if r.needs_base and ctx.baseline is None)
+    ran = frozenset(r.id for r, _ in run.active if r.id not in waits)
+    bare_may_wait = any(BY_ID[w].applies_to(entry.kind.name) for w in waits)
+    level = run.levels[UNUSED]
+    return [
+        Diagnostic(doc.path, Span(line, col, line, end), UNUSED, level, message)
+        for line, col, end, message in suppressions.unused(
+            notes, used, frozenset(BY_ID), ran, bare_may_wait=bare_may_wait
+        )
+    ]
 
 
 @dataclass(slots=True)
@@ -115,66 +158,6 @@ def _shifted(d: Diagnostic, lines: int) -> Diagnostic:
 
 def _down(span: Span, lines: int) -> Span:
     return replace(span, line=span.line + lines, end_line=span.end_line + lines)
-
-
-_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([a-z0-9,\s-]*)\])?")
-_ALL = frozenset({"*"})
-
-
-def suppressed(doc: Document, d: Diagnostic) -> bool:
-    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above.
-
-    Only real YAML comments count: the marker inside a quoted or block scalar is text. JSON has
-    no comments; there the configuration's `rules` and `ignore` do the job. Parse errors cannot
-    be silenced.
-    """
-    if d.rule == "parse-error" or doc.fmt != "yaml":
-        return False
-    ignores = doc.memo.get("ignores")
-    if ignores is None:
-        ignores = doc.memo["ignores"] = _ignores(doc.text)
-    for line in (d.span.line, d.span.line - 1):
-        ids = ignores.get(line)
-        if ids is not None and (ids is _ALL or d.rule in ids):
-            return True
-    return False
-
-
-def _ignores(text: str) -> dict[int, frozenset[str]]:
-    """Line -> the rule ids its `# evallint: ignore` comment names (_ALL: every rule); worked
-    out once per file, so a file with many findings does not rescan its text for each."""
-    if "evallint:" not in text:
-        return {}
-    found: dict[int, frozenset[str]] = {}
-    scalars = _scalar_spans(text)
-    for number, line in enumerate(text.splitlines(), start=1):
-        for m in _IGNORE.finditer(line) if "evallint:" in line else ():
-            at = (number - 1, m.start())
-            if any(start <= at < end for start, end in scalars.get(number - 1, ())):
-                continue  # inside a string value: text, not a comment
-            ids = m.group(1)
-            found[number] = (
-                _ALL if ids is None else frozenset(i for i in re.split(r"[,\s]+", ids) if i)
-            )
-    return found
-
-
-def _scalar_spans(text: str) -> dict[int, list[tuple[tuple[int, int], tuple[int, int]]]]:
-    """(start, end) as (line, column), 0-based, of every scalar, by each line it covers."""
-    import yaml
-
-    from evallint.parse.yamlload import Loader
-
-    spans: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
-    try:
-        for token in yaml.scan(text, Loader=Loader):
-            if isinstance(token, yaml.ScalarToken):
-                s, e = token.start_mark, token.end_mark
-                for line in range(s.line, e.line + 1):
-                    spans.setdefault(line, []).append(((s.line, s.column), (e.line, e.column)))
-    except yaml.YAMLError:
-        pass  # a file that does not parse has only its parse-error, which nothing silences
-    return spans
 
 
 def place(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from evallint.model import JSON, Pointer, Span
 
 # Every line break libyaml counts; JSON counts only LF.
-_YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _BREAK_CHARS = "\r\n\x85\u2028\u2029"
 
 
@@ -23,7 +23,7 @@ class LineIndex:
     def __init__(self, text: str, *, yaml: bool = False) -> None:
         self.text = text
         if yaml and any(c in text for c in _BREAK_CHARS[:1] + _BREAK_CHARS[2:]):
-            self.starts = [0, *(m.end() for m in _YAML_BREAKS.finditer(text))]
+            self.starts = [0, *(m.end() for m in YAML_BREAKS.finditer(text))]
             return
         starts = [0]
         find = text.find

@@ -63,6 +63,7 @@ ALL_RULES: tuple[Rule, ...] = (
     eee_prose.eee_layout,
     eee_prose.eee_score_range,
     eee_prose.eee_retrieved_timestamp,
+    parse_rules.UNUSED_SUPPRESSION,
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}

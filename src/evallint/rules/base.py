@@ -43,6 +43,7 @@ class Rule:
     check: Check | None = field(compare=False)  # None: reported by the engine itself
     strict: Severity | None = None  # the severity under --strict, when it is higher
     cross_file: bool = False  # also run on files outside the run that the run's files affect
+    needs_base: bool = False  # reports only when the run has a base (--diff, --base)
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds
@@ -72,6 +73,7 @@ def rule(
     kinds: Iterable[str] = (),
     strict: Severity | None = None,
     cross_file: bool = False,
+    needs_base: bool = False,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -79,7 +81,15 @@ def rule(
     def wrap(check: Check) -> Rule:
         summary, description = _docs(check.__doc__)
         return Rule(
-            rule_id, severity, frozenset(kinds), summary, description, check, strict, cross_file
+            rule_id,
+            severity,
+            frozenset(kinds),
+            summary,
+            description,
+            check,
+            strict,
+            cross_file,
+            needs_base,
         )
 
     return wrap

@@ -180,7 +180,7 @@ def _report(doc: Document, ctx: Context, rule_id: str) -> Iterator[Finding]:
         yield Finding(found.at.pointer, found.message, related=(version_line,))
 
 
-@rule("version-not-bumped", Severity.ERROR, kinds=VERSIONED)
+@rule("version-not-bumped", Severity.ERROR, kinds=VERSIONED, needs_base=True)
 def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Score-affecting content changed but the version did not (edited in place).
 
@@ -218,7 +218,7 @@ def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, "version-not-bumped")
 
 
-@rule("version-bump-too-small", Severity.ERROR, kinds=VERSIONED)
+@rule("version-bump-too-small", Severity.ERROR, kinds=VERSIONED, needs_base=True)
 def version_bump_too_small(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Score-affecting content changed with a bump smaller than major.
 
@@ -254,7 +254,7 @@ def version_bump_too_small(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, "version-bump-too-small")
 
 
-@rule("version-not-increased", Severity.ERROR, kinds=VERSIONED)
+@rule("version-not-increased", Severity.ERROR, kinds=VERSIONED, needs_base=True)
 def version_not_increased(doc: Document, ctx: Context) -> Iterator[Finding]:
     """The version went down, or a new version is not above the highest one at the base.
 
@@ -280,7 +280,7 @@ def version_not_increased(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, "version-not-increased")
 
 
-@rule("version-non-score-change", Severity.NOTE, kinds=VERSIONED)
+@rule("version-non-score-change", Severity.NOTE, kinds=VERSIONED, needs_base=True)
 def version_non_score_change(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Only fields that cannot change a score changed, so the version may stay.
 

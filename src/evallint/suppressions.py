@@ -1,0 +1,123 @@
+"""`# evallint: ignore[...]` comments: where they are, which findings they silence, and which
+silence nothing or name no rule (reported, as ruff reports an unused `noqa`).
+
+Only real YAML comments count: the marker inside a quoted or block scalar is text. JSON has no
+comments; there the configuration's `rules` and `ignore` do the job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evallint.parse.positions import YAML_BREAKS
+
+_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([^\]\r\n]*)\])?")
+_ID = re.compile(r"[^,\s]+")
+UNUSED = "unused-suppression"
+UNSILENCEABLE = frozenset({"parse-error"})  # nothing else can be checked in such a file
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """One comment: its line, the columns of the marker, and the rule ids it names with their
+    columns (None: every rule). All 1-based."""
+
+    line: int
+    column: int
+    end_column: int
+    ids: tuple[tuple[str, int], ...] | None
+
+    def silences(self, rule_id: str) -> bool:
+        if rule_id in UNSILENCEABLE:
+            return False
+        return self.ids is None or any(name == rule_id for name, _ in self.ids)
+
+
+def find(text: str) -> dict[int, Suppression]:
+    """Line -> the suppression comment on it; worked out once per file, so a file with many
+    findings does not rescan its text for each."""
+    if "evallint:" not in text:
+        return {}
+    found: dict[int, Suppression] = {}
+    scalars = _scalar_spans(text)
+    for number, line in enumerate(YAML_BREAKS.split(text), start=1):
+        for m in _IGNORE.finditer(line) if "evallint:" in line else ():
+            at = (number - 1, m.start())
+            if any(start <= at < end for start, end in scalars.get(number - 1, ())):
+                continue  # inside a string value: text, not a comment
+            ids = None
+            if m.group(1) is not None:
+                base = m.start(1) + 1
+                ids = tuple((i.group(), base + i.start()) for i in _ID.finditer(m.group(1)))
+            found[number] = Suppression(number, m.start() + 1, m.end() + 1, ids)
+            break  # the rest of the line is this comment's text
+    return found
+
+
+def silencer(found: dict[int, Suppression], rule_id: str, line: int) -> Suppression | None:
+    """The comment that silences a finding of `rule_id` on `line`: on that line or above."""
+    for at in (line, line - 1):
+        s = found.get(at)
+        if s is not None and s.silences(rule_id):
+            return s
+    return None
+
+
+def _scalar_spans(text: str) -> dict[int, list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """(start, end) as (line, column), 0-based, of every scalar, by each line it covers."""
+    import yaml
+
+    from evallint.parse.yamlload import Loader
+
+    spans: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    try:
+        for token in yaml.scan(text, Loader=Loader):
+            if isinstance(token, yaml.ScalarToken):
+                s, e = token.start_mark, token.end_mark
+                for line in range(s.line, e.line + 1):
+                    spans.setdefault(line, []).append(((s.line, s.column), (e.line, e.column)))
+    except yaml.YAMLError:
+        pass  # a file that does not parse has only its parse-error, which nothing silences
+    return spans
+
+
+def unused(
+    found: dict[int, Suppression],
+    used: set[tuple[int, str]],
+    known: frozenset[str],
+    ran: frozenset[str],
+    *,
+    bare_may_wait: bool,
+) -> list[tuple[int, int, int, str]]:
+    """(line, column, end column, message) for each rule id that names no rule or silenced
+    nothing. `used`: (comment line, rule id or "*") of what was silenced; `ran`: the rules that
+    ran in full on this file (a rule switched off, or one that needs a base the run lacks, may
+    still be waited for); `bare_may_wait`: a bare ignore may be waiting for such a rule."""
+    out: list[tuple[int, int, int, str]] = []
+    for s in found.values():
+        if s.ids is None:
+            if (s.line, "*") not in used and not bare_may_wait:
+                out.append((s.line, s.column, s.end_column, "this suppression silences nothing"))
+            continue
+        if any(name == UNUSED for name, _ in s.ids):
+            continue  # the comment asks to keep itself
+        for name, column in s.ids:
+            message = _problem(name, (s.line, name) in used, known, ran)
+            if message:
+                out.append((s.line, column, column + len(name), message))
+    return out
+
+
+def _problem(name: str, used: bool, known: frozenset[str], ran: frozenset[str]) -> str | None:
+    if name not in known:
+        from evallint.suggest import suggest
+
+        hint = suggest(name, known)
+        tail = f"; did you mean '{hint}'?" if hint else " (evallint rules lists them)"
+        return f"'{name}' is not a rule id{tail}"
+    if name in UNSILENCEABLE:
+        return f"'{name}' cannot be silenced: nothing else can be checked in such a file"
+    if not used and name in ran:
+        return f"'{name}' is silenced here, but reports nothing on this line or the next"
+    return None
