@@ -39,6 +39,7 @@ class Baseline:
     changes: tuple[Change, ...]
     before: Mapping[str, Entry]  # head path -> the entry at the base (its old path if renamed)
     deleted: tuple[Entry, ...] = field(default=())
+    gone: frozenset[str] = frozenset()  # every path the change deletes or renames away
 
     @property
     def changed_paths(self) -> list[str]:
@@ -61,9 +62,13 @@ class Baseline:
 
 
 def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
+    every = repo.changes(base)
+    gone = frozenset(c.path for c in every if c.status == "D") | frozenset(
+        c.old_path for c in every if c.status == "R" and c.old_path
+    )
     changes = tuple(
         c
-        for c in repo.changes(base)
+        for c in every
         if format_of(c.path) is not None or (c.old_path and format_of(c.old_path) is not None)
     )
     source = RevSource(repo, base.sha, [c.old_path for c in changes if c.old_path])
@@ -82,4 +87,4 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
             deleted.append(found)
         else:
             before[change.path] = found
-    return Baseline(base, changes, before, tuple(deleted))
+    return Baseline(base, changes, before, tuple(deleted), gone)

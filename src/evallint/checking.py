@@ -17,6 +17,7 @@ from evallint.model import Diagnostic, Finding, Location, Severity, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import BY_ID
+from evallint.rules.base import Scope
 from evallint.suppressions import UNUSED, Suppression
 
 if TYPE_CHECKING:
@@ -24,14 +25,14 @@ if TYPE_CHECKING:
 
 
 def check_entry(
-    entry: Entry, ctx: Context, run: Run, source: Source, *, cross_file: bool = False
+    entry: Entry, ctx: Context, run: Run, source: Source, *, scope: Scope = "own"
 ) -> list[Diagnostic]:
-    """Every diagnostic of one file; `cross_file`: only rules that look at other files."""
+    """Every diagnostic of one file; `scope`: why it is checked, which picks the rules."""
     repeats = Repeats(ctx.config.max_repeats)
     out: list[Diagnostic] = []
     for doc, lines, number in chunks(entry, source, ctx.config.max_file_size):
         here = replace(ctx, chunk=number) if number else ctx
-        out += _check_document(doc, lines, entry, here, run, repeats, cross_file)
+        out += _check_document(doc, lines, entry, here, run, repeats, scope)
     return repeats.finish(out)
 
 
@@ -42,7 +43,7 @@ def _check_document(
     ctx: Context,
     run: Run,
     repeats: Repeats,
-    cross_file: bool,
+    scope: Scope,
 ) -> list[Diagnostic]:
     """`lines`: how many lines of the file come before the document (a chunk's offset)."""
     levels = run.levels
@@ -50,14 +51,14 @@ def _check_document(
     notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
     used: set[tuple[int, str]] = set()
     out = []
-    for p in () if cross_file else doc.problems:
+    for p in doc.problems if scope == "own" else ():
         if p.rule in levels:
             d = Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
             if notes is None or not _silenced(notes, d, used):
                 out.append(_shifted(d, lines))
     if not doc.ok:
         return out
-    for rule, level in run.rules_for(entry.kind.name, cross_file):
+    for rule, level in run.rules_for(entry.kind.name, scope):
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
             key = (rule.id, finding.group or finding.message)
@@ -72,7 +73,7 @@ def _check_document(
                 placed = place(doc, finding, rule.id, level, ctx.project)
             out.append(_shifted(placed, lines))
             repeats.shown(key, out[-1])
-    if notes and not cross_file and UNUSED in levels:
+    if notes and scope == "own" and UNUSED in levels:
         out += _unused(doc, notes, used, entry, ctx, run)
     return out
 

@@ -251,6 +251,7 @@ def run_check(args: argparse.Namespace) -> int:
         today=today(args.today, os.environ),
         baseline=chosen.baseline,
         jobs=args.jobs,
+        gone=chosen.gone,
     )
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     if config.strict:

@@ -19,7 +19,7 @@ from evallint.model import JSON, Diagnostic, Pointer, Report, Severity, Skipped
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
-from evallint.rules.base import Rule
+from evallint.rules.base import Rule, Scope
 from evallint.schemas import SchemaError, expect_many, validate
 from evallint.schemawalk import ObjectKeys, unknown_keys
 
@@ -135,20 +135,20 @@ class Run:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
-    _plans: dict[tuple[str, bool], list[tuple[Rule, Severity]]] = field(default_factory=dict)
+    _plans: dict[tuple[str, Scope], list[tuple[Rule, Severity]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.levels = {r.id: level for r, level in self.active}
 
-    def rules_for(self, kind: str, cross_file: bool) -> list[tuple[Rule, Severity]]:
-        """The active rules a file of this kind runs, worked out once per kind."""
-        key = (kind, cross_file)
+    def rules_for(self, kind: str, scope: Scope) -> list[tuple[Rule, Severity]]:
+        """The active rules a file of this kind runs, worked out once per kind and scope."""
+        key = (kind, scope)
         found = self._plans.get(key)
         if found is None:
             found = self._plans[key] = [
                 (r, level)
                 for r, level in self.active
-                if r.check is not None and r.applies_to(kind) and (r.cross_file or not cross_file)
+                if r.check is not None and r.applies_to(kind) and r.runs_in(scope)
             ]
         return found
 
@@ -163,12 +163,15 @@ def lint(
     baseline: Baseline | None = None,
     rules: Sequence[Rule] = ALL_RULES,
     jobs: int | None = None,
+    gone: frozenset[str] = frozenset(),
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
     With a `baseline`, version rules compare with the base, and in files outside `paths` only
     the cross-file findings the change caused are reported. `jobs`: processes that read and
     check the files (None: every core, for runs of workers.PARALLEL_FROM files or more).
+    `gone`: files the change deletes; eval files outside `paths` that name them are checked
+    for what that breaks.
     """
     started = time.perf_counter()
     tree = list(tree)
@@ -201,18 +204,33 @@ def lint(
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
-        found = check_entry(entry, _context(entry, run, head, base), run, source, cross_file=True)
+        found = check_entry(entry, _context(entry, run, head, base), run, source, scope="refs")
         if base is not None:
-            before = check_entry(
-                entry, _context(entry, run, base, base), run, source, cross_file=True
-            )
+            before = check_entry(entry, _context(entry, run, base, base), run, source, scope="refs")
             found = [d for d in found if d not in before]
         run.diagnostics += found
+    if gone:
+        inside = {e.doc.path for e in entries}
+        for entry in index.naming(gone, tree, inside, source, config):
+            run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
     kinds = tuple((e.doc.path, f"{e.kind.name} ({e.kind.title})") for e in entries)
     seconds = time.perf_counter() - started
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
+
+
+def _broken_by_deletion(
+    entry: Entry, run: Run, head: Project, source: Source, gone: frozenset[str]
+) -> list[Diagnostic]:
+    """The findings of the file rules that the deleted files cause: those the file would not
+    get if they were still there."""
+    ctx = _context(entry, run, head, None)
+    found = check_entry(entry, ctx, run, source, scope="files")
+    if not found:
+        return found
+    before = check_entry(entry, replace(ctx, files=run.files | gone), run, source, scope="files")
+    return [d for d in found if d not in before]
 
 
 def _read_all(

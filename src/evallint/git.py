@@ -24,19 +24,45 @@ def clean_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
 
 
-def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
-    """Tracked files plus untracked ones git does not ignore; None when git is unusable."""
-    cmd = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *pathspecs]
+def _git_lines(root: Path, *args: str) -> list[str] | None:
+    """NUL-separated output of a git command; None when git is unusable here."""
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, env=clean_env(), check=False)
+        proc = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
+        )
     except OSError:  # no git executable
         return None
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip()
         if "not a git repository" in message:
             return None
-        raise EvallintError(f"git ls-files failed: {message}")
+        raise EvallintError(f"git {args[0]} failed: {message}")
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
+    """Tracked files plus untracked ones git does not ignore, as the working tree has them: a
+    file deleted but not yet staged is gone (existence is never read from the index alone).
+    None when git is unusable."""
+    args = ("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *pathspecs)
+    listed = _git_lines(root, *args)
+    if listed is None:
+        return None
+    deleted = _git_lines(root, "ls-files", "-z", "--deleted", "--", *pathspecs)
+    return [p for p in listed if p not in set(deleted)] if deleted else listed
+
+
+def deleted_files(root: Path) -> frozenset[str]:
+    """Files the pending change deletes: staged deletions against HEAD, and files deleted from
+    the working tree (pre-commit passes neither to a hook)."""
+    try:
+        staged = _git_lines(
+            root, "diff", "--cached", "--name-only", "-z", "--diff-filter=D", "HEAD"
+        )
+    except EvallintError:  # no commit yet: nothing can have been deleted from one
+        staged = None
+    unstaged = _git_lines(root, "ls-files", "-z", "--deleted")
+    return frozenset((staged or []) + (unstaged or []))
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,3 +134,32 @@ def _touches(entry: Entry, defined: set[tuple[str, str]], project: Project) -> b
     refs = {(r.namespace, r.id) for _, _, r in project.references(entry) if r is not None}
     own = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
     return bool(refs & defined) or bool(own and (entry.kind.namespace, own[0]) in defined)
+
+
+def naming(
+    gone: frozenset[str], tree: Sequence[str], inside: set[str], source: Source, config: Config
+) -> list[Entry]:
+    """Eval files outside the run whose text names a file the change deletes (by its file
+    name, the cheap test), read to be checked for what the deletion breaks."""
+    import posixpath
+
+    names = sorted({posixpath.basename(g).encode("utf-8", "surrogateescape") for g in gone})
+    pattern = re.compile(b"|".join(map(re.escape, names)))
+    leaves = getattr(source, "outside", None)
+    out: list[Entry] = []
+    for path in tree:
+        if path in inside or path in gone or format_of(path) is None:
+            continue
+        if leaves is not None and leaves(path):
+            continue
+        try:
+            if source.size(path) > config.max_file_size:
+                continue  # too large to name anything by hand; its own run reports it
+            raw = source.read(path)
+        except OSError:
+            continue
+        if pattern.search(raw):
+            found = read_entry(path, source, config, raw)
+            if isinstance(found, Entry):
+                out.append(found)
+    return out

@@ -21,6 +21,8 @@ class Selection:
     skipped: list[Skipped]
     baseline: Baseline | None
     named: frozenset[str] = frozenset()  # files named on the command line (pre-commit's way)
+    # Files the change deletes: eval files elsewhere that name them are checked for it.
+    gone: frozenset[str] = frozenset()
 
 
 def choose(
@@ -49,7 +51,7 @@ def choose(
         safe, skipped, _ = (
             discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
         )
-        return Selection(discover.checkable(safe), tree, skipped, baseline)
+        return Selection(discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone)
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
@@ -60,7 +62,16 @@ def choose(
         for p in paths
         if not (cwd / p).is_dir()
     )
-    return Selection(discover.checkable(safe), tree, skipped, baseline, named)
+    # A partial run (pre-commit's) also answers for what the pending change deletes; a whole
+    # run checks every file that could name them anyway.
+    gone = frozenset() if whole or not in_git else _deleted(root)
+    return Selection(discover.checkable(safe), tree, skipped, baseline, named, gone)
+
+
+def _deleted(root: Path) -> frozenset[str]:
+    from evallint.git import deleted_files
+
+    return deleted_files(root)
 
 
 def load(root: Path, config: Config, ref: str | None) -> Baseline:

@@ -6,7 +6,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from evallint.model import Finding, Severity
 
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from evallint.parse import Document
 
 Check = Callable[["Document", "Context"], Iterable[Finding]]
+# Why a file is checked: it is in the run ("own": every rule), the run's ids affect it ("refs":
+# rules that look at other files' definitions), or it names a file the change deletes ("files").
+Scope = Literal["own", "refs", "files"]
 
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _EXAMPLE = re.compile(
@@ -44,9 +47,16 @@ class Rule:
     strict: Severity | None = None  # the severity under --strict, when it is higher
     cross_file: bool = False  # also run on files outside the run that the run's files affect
     needs_base: bool = False  # reports only when the run has a base (--diff, --base)
+    reads_files: bool = False  # looks at other files' existence: run where a deletion breaks it
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds
+
+    def runs_in(self, scope: Scope) -> bool:
+        """Whether it runs on a file checked for `scope` (see `Scope`)."""
+        if scope == "own":
+            return True
+        return self.cross_file if scope == "refs" else self.reads_files
 
     @property
     def examples(self) -> tuple[Example, ...]:
@@ -74,6 +84,7 @@ def rule(
     strict: Severity | None = None,
     cross_file: bool = False,
     needs_base: bool = False,
+    reads_files: bool = False,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -90,6 +101,7 @@ def rule(
             strict,
             cross_file,
             needs_base,
+            reads_files,
         )
 
     return wrap

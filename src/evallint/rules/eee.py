@@ -89,7 +89,7 @@ def companion_path(doc: Document) -> tuple[str, str] | None:
     return written, joined
 
 
-@rule("eee-companion", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))
+@rule("eee-companion", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"), reads_files=True)
 def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An aggregate's instance file is missing, or an instance file has no aggregate.
 

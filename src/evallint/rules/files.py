@@ -61,7 +61,7 @@ def _folders(files: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-@rule("missing-file", Severity.ERROR, kinds=FILE_KINDS)
+@rule("missing-file", Severity.ERROR, kinds=FILE_KINDS, reads_files=True)
 def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A file the eval names does not exist in the project, or lies outside it.
 

@@ -1,0 +1,119 @@
+"""A deleted file breaks the eval files that name it: reported in diff mode, in pre-commit's
+shape (named files) and, for a file deleted but not staged, in a full check. Real git
+repositories in temporary folders."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from test_eee import MINIMAL_0_2_0
+from test_git import Repo
+
+Run = Callable[..., tuple[int, str, str]]
+
+SUITE = """\
+name: refunds
+tests:
+  - id: window
+    criteria: Says the 30-day window applies.
+    input:
+      - role: system
+        content:
+          - type: file
+            value: prompts/policy.md
+      - role: user
+        content: Can I get a refund?
+"""
+FOLDER = "data/bench/acme/m"
+UUID = "3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e"
+SAMPLES = f"{FOLDER}/{UUID}_samples.jsonl"
+MISSING = "evals/refunds.eval.yaml:9:20: error: 'prompts/policy.md' does not exist"
+
+
+def _aggregate() -> str:
+    record = {**MINIMAL_0_2_0, "detailed_evaluation_results": {"file_path": SAMPLES}}
+    return json.dumps(record, indent=2) + "\n"
+
+
+@pytest.fixture(autouse=True)
+def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    r.commit(
+        {
+            "evals/refunds.eval.yaml": SUITE,
+            "evals/prompts/policy.md": "Refunds within 30 days.\n",
+            "evals/prompts/unused.md": "Nobody names this file.\n",
+            "notes/todo.yaml": "items: []\n",
+        },
+        "base",
+    )
+    r.git("checkout", "-qb", "feature")
+    return r
+
+
+def _lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if not line.startswith("compared with")]
+
+
+def test_diff_reports_the_suite_a_deleted_prompt_breaks(repo: Repo, run: Run) -> None:
+    assert run("check", "--diff", "main", cwd=repo.root)[0] == 0
+    repo.git("rm", "-q", "evals/prompts/policy.md")
+    repo.git("commit", "-qm", "drop the prompt")
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    assert code == 1
+    assert _lines(out)[0].startswith(MISSING)
+
+
+def test_a_deletion_nobody_notices_and_older_problems_stay_quiet(repo: Repo, run: Run) -> None:
+    repo.write({"evals/refunds.eval.yaml": SUITE.replace("policy.md", "gone.md")})
+    repo.git("commit", "-qam", "already broken on main")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    repo.git("rm", "-q", "evals/prompts/unused.md", "evals/prompts/policy.md")
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    assert (code, _lines(out)[0][:16]) == (0, "0 files checked:")
+
+
+def test_pre_commit_shape_reports_what_a_staged_deletion_breaks(repo: Repo, run: Run) -> None:
+    repo.git("rm", "-q", "evals/prompts/policy.md")
+    repo.write({"notes/todo.yaml": "items: [a]\n"})
+    repo.git("add", "-A")
+    code, out, _ = run("check", "notes/todo.yaml", cwd=repo.root)
+    assert code == 1
+    assert _lines(out)[0].startswith(MISSING)
+
+
+def test_an_unstaged_deletion_counts_in_a_full_check(repo: Repo, run: Run) -> None:
+    (repo.root / "evals/prompts/policy.md").unlink()  # rm, not git rm
+    code, out, _ = run("check", cwd=repo.root)
+    assert code == 1
+    assert out.startswith(MISSING)
+    code, out, _ = run("check", "notes/todo.yaml", cwd=repo.root)
+    assert code == 1
+    assert out.startswith(MISSING)
+
+
+def test_diff_reports_the_aggregate_whose_instance_file_is_deleted(repo: Repo, run: Run) -> None:
+    repo.commit({f"{FOLDER}/{UUID}.json": _aggregate(), SAMPLES: ""}, "records")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    repo.git("rm", "-q", SAMPLES)
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    assert code == 1
+    first = _lines(out)[0]
+    assert first.startswith(f"{FOLDER}/{UUID}.json:") and first.endswith("[eee-companion]")
+    assert f"does not exist (looked for {SAMPLES})" in first
