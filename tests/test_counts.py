@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from evallint.formatters import formatter, sarif
+import evallint.formatters.sarif as sarif
+from evallint.formatters import formatter
 from evallint.model import Diagnostic, Report, Severity, Span
 from test_eee import SAMPLE
 from test_formatters import check_sarif

@@ -99,31 +99,53 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy
 
 
+def _pre_commit(
+    hook_repo: Path, root: Path, home: Path, files: dict[str, bytes]
+) -> subprocess.CompletedProcess[str]:
+    """`pre-commit run` on staged files, as a project sets it up (try-repo would reinstall the
+    hook for each run; the try-repo route itself is tested in test_action)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env["PRE_COMMIT_HOME"] = str(home)
+    rev = Repo(hook_repo).git("rev-parse", "HEAD").strip()
+    hooks = f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: evallint\n"
+    root.mkdir()
+    r = Repo(root)
+    r.commit({".evallint.toml": CONFIG, ".pre-commit-config.yaml": hooks}, "base")
+    for rel, raw in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(raw)
+    r.git("add", "-A")  # staged, as at `git commit`
+    return subprocess.run(
+        [shutil.which("pre-commit") or "pre-commit", "run", "--verbose"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
 def test_pre_commit_gives_one_parse_error_per_file(
     hook_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """`pre-commit run` as a project sets it up (try-repo would reinstall the hook for each
-    run; the try-repo route itself is tested in test_action)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
-    env["PRE_COMMIT_HOME"] = str(tmp_path_factory.getbasetemp() / "pre-commit-home")
-    rev = Repo(hook_repo).git("rev-parse", "HEAD").strip()
-    hooks = f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: evallint\n"
+    home = tmp_path_factory.getbasetemp() / "pre-commit-home"
     for name, files in GROUPS:
         root = tmp_path / name.replace(" ", "-")
-        root.mkdir()
-        r = Repo(root)
-        r.commit({".evallint.toml": CONFIG, ".pre-commit-config.yaml": hooks}, "base")
-        for rel, (raw, _) in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_bytes(raw)
-        r.git("add", "-A")  # staged, as at `git commit`
-        proc = subprocess.run(
-            [shutil.which("pre-commit") or "pre-commit", "run", "--verbose"],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        proc = _pre_commit(hook_repo, root, home, {p: raw for p, (raw, _) in files.items()})
         assert proc.returncode == 1, (name, proc.stdout + proc.stderr)
         assert _errors(proc.stdout) == _expected(files), name
+
+
+def test_pre_commit_passes_a_jsonl_file_holding_a_nul_byte(
+    hook_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # identify tags such a file `binary`; the hook must still hand it to evallint.
+    path = "data/c/d/m/c8ab4e94-d8e8-417f-be18-fececf3c815c_samples.jsonl"
+    raw = b'{"schema_version": "0.2.0", "a": "a\x00b"}\n'
+    home = tmp_path_factory.getbasetemp() / "pre-commit-home"
+    proc = _pre_commit(hook_repo, tmp_path / "nul", home, {path: raw})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (
+        f"{path}:1:36: error: invalid JSON: invalid control character U+0000 inside a string "
+        "(escape it) [parse-error]"
+    ) in proc.stdout

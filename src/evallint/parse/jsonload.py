@@ -161,7 +161,11 @@ def _decode_message(exc: json.JSONDecodeError) -> str:
     before = exc.doc[: exc.pos].rstrip(_WS)
     if exc.doc[exc.pos : exc.pos + 1] in ("}", "]") and before.endswith(","):
         return "invalid JSON: trailing comma"
-    return f"invalid JSON: {exc.msg.lower()}"
+    message = exc.msg.lower().removesuffix(" at")  # the stdlib appends the position to it
+    if message == "invalid control character":
+        char = exc.doc[exc.pos : exc.pos + 1]
+        message += f" U+{ord(char):04X} inside a string (escape it)" if char else ""
+    return f"invalid JSON: {message}"
 
 
 def _skip(text: str, i: int) -> int:
