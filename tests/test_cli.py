@@ -310,7 +310,7 @@ def test_readme_configuration_example_is_valid() -> None:
     import re
     import tomllib
 
-    from evallint.config import from_table
+    from evallint.settings import from_table
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(.*?)```", readme, re.S)

@@ -406,7 +406,7 @@ def test_a_worker_failure_is_one_line(
     def boom(name: str, data: object) -> list[object]:
         raise ValueError("boom")
 
-    monkeypatch.setattr("evallint.engine.validate", boom)  # a bug of ours, in every worker
+    monkeypatch.setattr("evallint.rules.api.validate", boom)  # a bug of ours, in every worker
     monkeypatch.delenv("EVALLINT_DEBUG", raising=False)
     root = tree({f"rubrics/r{i}.yaml": f"id: r{i}\n" for i in range(4)})
     code, out, err = run("check", "--jobs", "2", cwd=root)

@@ -7,21 +7,64 @@ memory stays flat in the file's size and the output is what one whole document w
 
 from __future__ import annotations
 
+import datetime
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from evallint import suppressions
+from evallint.baseline import Baseline
+from evallint.config import Config
 from evallint.load import Source, chunks
-from evallint.model import Diagnostic, Finding, Location, Severity, Span
+from evallint.model import Diagnostic, Finding, Location, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.rules import BY_ID
-from evallint.rules.base import Scope
+from evallint.rules import ALWAYS_ON, BY_ID
+from evallint.rules.api import Context, Others, never
+from evallint.rules.base import Rule, Scope
 from evallint.suppressions import UNUSED, Suppression
 
-if TYPE_CHECKING:
-    from evallint.engine import Context, Run
+
+@dataclass(slots=True)
+class Run:
+    config: Config
+    active: list[tuple[Rule, Severity]]
+    today: datetime.date
+    baseline: Baseline | None = None
+    files: frozenset[str] = frozenset()
+    outside: Callable[[str], bool] = never
+    others: Others | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
+    _plans: dict[tuple[str, Scope], list[tuple[Rule, Severity]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.levels = {r.id: level for r, level in self.active}
+
+    def rules_for(self, kind: str, scope: Scope) -> list[tuple[Rule, Severity]]:
+        """The active rules a file of this kind runs, worked out once per kind and scope."""
+        key = (kind, scope)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = [
+                (r, level)
+                for r, level in self.active
+                if r.check is not None and r.applies_to(kind) and r.runs_in(scope)
+            ]
+        return found
+
+
+def active_rules(config: Config, rules: Sequence[Rule]) -> list[tuple[Rule, Severity]]:
+    """The rules that run, each at its level: selected, not ignored, not turned off."""
+    out = []
+    for r in rules:
+        chosen = (not config.select or r.id in config.select) and r.id not in config.ignore
+        default = r.strict if config.strict and r.strict else r.severity
+        level = config.severities.get(r.id, default.label)
+        if r.id in ALWAYS_ON or (chosen and level != "off"):
+            out.append((r, Severity.parse(level) if level != "off" else r.severity))
+    return out
 
 
 def check_entry(

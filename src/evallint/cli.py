@@ -219,10 +219,10 @@ def run_check(args: argparse.Namespace) -> int:
     # collected, less often.
     gc.set_threshold(100_000, 50, 50)
     from evallint import discover
-    from evallint.config import load_config, with_flags
     from evallint.engine import lint
     from evallint.formatters import formatter
     from evallint.selection import choose
+    from evallint.settings import load_config, with_flags
     from evallint.sources import FsSource
 
     cwd = Path.cwd()

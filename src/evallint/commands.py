@@ -12,9 +12,9 @@ EXIT_OK = 0
 
 def run_bump(args: argparse.Namespace) -> int:
     from evallint import discover
-    from evallint.config import load_config
     from evallint.fixes import bump
     from evallint.selection import choose
+    from evallint.settings import load_config
     from evallint.sources import FsSource
 
     cwd = Path.cwd()

@@ -1,23 +1,12 @@
-"""Project configuration: `.evallint.toml` or `[tool.evallint]` in `pyproject.toml`, then flags."""
+"""The configuration as plain data, and the globs it matches paths with (read by `settings`)."""
 
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME, Kind
-from evallint.model import Severity
-from evallint.projection import POLICIES
-from evallint.rules import ALL_RULES, ALWAYS_ON, BY_ID
-from evallint.rules.base import Rule
-from evallint.schemas import validate
-from evallint.schemawalk import unknown_keys
-from evallint.suggest import suggest
 
 MiB = 1024 * 1024
 TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
@@ -67,16 +56,6 @@ class Config:
                 return BY_NAME[name]
         return None
 
-    def active_rules(self, rules: Sequence[Rule] = ALL_RULES) -> list[tuple[Rule, Severity]]:
-        out = []
-        for r in rules:
-            chosen = (not self.select or r.id in self.select) and r.id not in self.ignore
-            default = r.strict if self.strict and r.strict else r.severity
-            level = self.severities.get(r.id, default.label)
-            if r.id in ALWAYS_ON or (chosen and level != "off"):
-                out.append((r, Severity.parse(level) if level != "off" else r.severity))
-        return out
-
 
 _GLOBS: dict[str, re.Pattern[str]] = {}
 
@@ -86,145 +65,3 @@ def _match(glob: str, path: str) -> bool:
     if rx is None:
         rx = _GLOBS[glob] = glob_regex(glob)
     return rx.fullmatch(path) is not None
-
-
-def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:
-    dedicated = root / ".evallint.toml"
-    if dedicated.is_file():
-        return dedicated, _read_toml(dedicated)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _tool_table(_read_toml(pyproject))
-        if table is not None:
-            return pyproject, table
-    return None
-
-
-def _tool_table(doc: dict[str, Any]) -> dict[str, Any] | None:
-    """`[tool.evallint]` of a pyproject.toml; a value of another shape is an error, not absent."""
-    tool = doc.get("tool")
-    if tool is None:
-        return None
-    if not isinstance(tool, dict):
-        raise EvallintError("invalid configuration in pyproject.toml: tool must be a table")
-    table = tool.get("evallint")
-    if table is not None and not isinstance(table, dict):
-        raise EvallintError(
-            "invalid configuration in pyproject.toml: tool.evallint must be a table"
-        )
-    return table
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise EvallintError(f"cannot read {path.name}: {exc}") from None
-
-
-def load_config(root: Path, explicit: Path | None = None) -> Config:
-    if explicit is not None:
-        if not explicit.is_file():
-            raise EvallintError(f"config file {str(explicit)!r} does not exist")
-        table = _read_toml(explicit)
-        if explicit.name == "pyproject.toml":
-            table = _tool_table(table) or {}
-        return from_table(table, explicit.name)
-    found = find_config(root)
-    return from_table(found[1], found[0].name) if found else Config()
-
-
-def from_table(table: dict[str, Any], source: str) -> Config:
-    # Shapes first: the checks of names below read the values as the schema says they are.
-    problems = [f"{_where(e.pointer)}{e.message}" for e in validate("config", table)]
-    for obj in unknown_keys("config", table):
-        for key in obj.unknown:
-            problems.append(
-                f"{_where((*obj.pointer, key))}unknown key {key!r}{_key_hint(key, obj)}"
-            )
-    if not problems:
-        rules = table.get("rules", {})
-        problems += _unknown_names("rules", list(rules), BY_ID)
-        problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
-        problems += _unknown_names(
-            "non-score-fields", list(table.get("non-score-fields", {})), POLICIES, "kind"
-        )
-        problems += _unknown_names("select", table.get("select", []), BY_ID)
-        problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
-        problems += _always_on(rules, table.get("ignore", []))
-    if problems:
-        # One line, as every exit-2 message.
-        raise EvallintError(f"invalid configuration in {source}: " + "; ".join(problems))
-    return Config(
-        strict=table.get("strict", False),
-        exclude=tuple(table.get("exclude", ())),
-        kinds=tuple((g, name) for name, globs in table.get("kinds", {}).items() for g in globs),
-        severities=dict(rules),
-        select=tuple(table.get("select", ())),
-        ignore=tuple(table.get("ignore", ())),
-        max_file_size=table.get("max-file-size", 10 * MiB),
-        max_repeats=table.get("max-repeats", 10),
-        template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
-        validation_max_age_days=table.get("validation-max-age-days", 90),
-        non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},
-        eee_version=table.get("eee-version"),
-        source=source,
-    )
-
-
-def _where(pointer: tuple[str | int, ...]) -> str:
-    return ".".join(map(str, pointer)) + ": " if pointer else ""
-
-
-def _key_hint(key: str, obj: Any) -> str:
-    """A did-you-mean for an unknown key; a rule id at the top level belongs under [rules]."""
-    if not obj.pointer and key in BY_ID:
-        return f"; did you mean [rules] {key} = ...?"
-    hint = suggest(key, obj.known)
-    return f"; did you mean {hint!r}?" if hint else ""
-
-
-def _unknown_names(
-    where: str, names: Sequence[str], known: Mapping[str, object], what: str = ""
-) -> list[str]:
-    what = what or ("kind" if where == "kinds" else "rule")
-    out = []
-    for name in names:
-        if name not in known:
-            hint = suggest(name, known)
-            out.append(
-                f"{where}: unknown {what} {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
-            )
-    return out
-
-
-def _always_on(rules: Mapping[str, str], ignored: Sequence[str]) -> list[str]:
-    """A file that cannot be read is always an error: a pull request cannot configure it away."""
-    return [
-        f"{where}: {rule} cannot be turned off or down"
-        for rule in sorted(ALWAYS_ON)
-        for where in ("rules", "ignore")
-        if (where == "rules" and rules.get(rule, "error") != "error")
-        or (where == "ignore" and rule in ignored)
-    ]
-
-
-def with_flags(
-    config: Config,
-    *,
-    strict: bool,
-    select: Sequence[str],
-    ignore: Sequence[str],
-    eee_version: str | None = None,
-) -> Config:
-    """Command-line flags over the file: they add, never silently drop."""
-    problems = _unknown_names("--select", select, BY_ID) + _unknown_names("--ignore", ignore, BY_ID)
-    if problems:
-        raise EvallintError("; ".join(problems))
-    return replace(
-        config,
-        strict=config.strict or strict,
-        select=tuple(select) or config.select,
-        ignore=config.ignore + tuple(ignore),
-        eee_version=eee_version or config.eee_version,
-    )

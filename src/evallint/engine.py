@@ -2,155 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from evallint import index, workers
 from evallint.baseline import Baseline
-from evallint.checking import check_entry
+from evallint.checking import Run, active_rules, check_entry
 from evallint.config import Config
-from evallint.kinds import Kind
-from evallint.load import Scan, Source, read_entry, scan
-from evallint.model import JSON, Diagnostic, Pointer, Report, Severity, Skipped
-from evallint.parse import Document
+from evallint.load import Source, read_entry
+from evallint.model import Diagnostic, Report, Skipped
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
-from evallint.rules.base import Rule, Scope
-from evallint.schemas import SchemaError, expect_many, validate
-from evallint.schemawalk import ObjectKeys, unknown_keys
-
-
-def _never(path: str) -> bool:
-    return False
-
-
-class Others:
-    """Other files of the project, for rules that check a file against its companions.
-
-    Only listed files inside the project are read, each at most once.
-    """
-
-    def __init__(
-        self, source: Source, config: Config, listed: frozenset[str], outside: Callable[[str], bool]
-    ) -> None:
-        self.source, self.config, self.listed, self.outside = source, config, listed, outside
-        self._docs: dict[str, Document | None] = {}
-        self._scans: dict[str, Scan | None] = {}
-
-    def scan(self, path: str) -> Scan | None:
-        """A listed file's digests and records, read in blocks: memory stays flat."""
-        if path not in self._scans:
-            self._scans[path] = None
-            if path in self.listed and not self.outside(path):
-                with contextlib.suppress(OSError):  # unreadable: no facts, as if absent
-                    self._scans[path] = scan(self.source, path)
-        return self._scans[path]
-
-    def load(self, path: str) -> Document | None:
-        if path not in self._docs:
-            found = (
-                read_entry(path, self.source, self.config)
-                if path in self.listed and not self.outside(path)
-                else None
-            )
-            self._docs[path] = found.doc if isinstance(found, Entry) else None
-        return self._docs[path]
-
-
-_At = TypeVar("_At", bound=SchemaError | ObjectKeys)  # a finding of a unit, at a pointer
-_T = TypeVar("_T")
-
-
-def _memo(doc: Document, key: str, compute: Callable[[], _T]) -> _T:
-    """Worked out once per document, whichever rule asks first."""
-    if key not in doc.memo:
-        doc.memo[key] = compute()
-    found: _T = doc.memo[key]
-    return found
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What a rule may know besides its document."""
-
-    kind: Kind
-    config: Config
-    project: Project
-    today: datetime.date
-    baseline: Baseline | None = None  # with --diff or --base: the change and its base
-    base_project: Project | None = None
-    files: frozenset[str] = frozenset()  # every file of the project (for file references)
-    outside: Callable[[str], bool] = _never  # a listed path that leads out of the project
-    others: Others | None = None  # companion files, read on demand
-    chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
-
-    def schema_errors(self, doc: Document) -> list[SchemaError]:
-        return _memo(doc, "schema", lambda: self._per_unit(doc, validate))
-
-    def object_keys(self, doc: Document) -> list[ObjectKeys]:
-        return _memo(doc, "keys", lambda: self._per_unit(doc, unknown_keys))
-
-    def _per_unit(self, doc: Document, check: Callable[[str, JSON], list[_At]]) -> list[_At]:
-        """`check` on each unit of the document, its pointers made the document's."""
-        units = _memo(doc, "units", lambda: self._units(doc))
-        return [
-            replace(found, pointer=(*at, *found.pointer))
-            for at, name, data in units
-            for found in check(name, data)
-        ]
-
-    def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
-        """(where, schema, data) for the document, or for each record of a JSONL kind."""
-        records = (
-            enumerate(doc.data)
-            if self.kind.per_record and isinstance(doc.data, list)
-            else [(None, doc.data)]
-        )
-        out: list[tuple[Pointer, str, JSON]] = []
-        forced = self.config.eee_version
-        for i, data in records:
-            name = (
-                self.kind.forced_schema(forced)
-                if forced and self.kind.forced_schema
-                else self.kind.schema_for(data)
-            )
-            if name:
-                out.append((() if i is None else (i,), name, data))
-        return out
-
-
-@dataclass(slots=True)
-class Run:
-    config: Config
-    active: list[tuple[Rule, Severity]]
-    today: datetime.date
-    baseline: Baseline | None = None
-    files: frozenset[str] = frozenset()
-    outside: Callable[[str], bool] = _never
-    others: Others | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
-    _plans: dict[tuple[str, Scope], list[tuple[Rule, Severity]]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.levels = {r.id: level for r, level in self.active}
-
-    def rules_for(self, kind: str, scope: Scope) -> list[tuple[Rule, Severity]]:
-        """The active rules a file of this kind runs, worked out once per kind and scope."""
-        key = (kind, scope)
-        found = self._plans.get(key)
-        if found is None:
-            found = self._plans[key] = [
-                (r, level)
-                for r, level in self.active
-                if r.check is not None and r.applies_to(kind) and r.runs_in(scope)
-            ]
-        return found
+from evallint.rules.api import Context, Others, never
+from evallint.rules.base import Rule
+from evallint.schemas import expect_many
 
 
 def lint(
@@ -177,11 +44,11 @@ def lint(
     tree = list(tree)
     run = Run(
         config,
-        config.active_rules(rules),
+        active_rules(config, rules),
         today or datetime.date.today(),
         baseline,
         frozenset(tree) | frozenset(paths),
-        getattr(source, "outside", _never),
+        getattr(source, "outside", never),
     )
     run.others = Others(source, config, run.files, run.outside)
     if len(paths) >= workers.PARALLEL_FROM:

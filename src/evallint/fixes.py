@@ -14,11 +14,12 @@ from pathlib import Path
 from evallint import index
 from evallint.baseline import Baseline
 from evallint.config import Config
-from evallint.engine import Context, base_project
+from evallint.engine import base_project
 from evallint.load import Source, read_entry
 from evallint.model import Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
+from evallint.rules.api import Context
 from evallint.rules.versions import verdict
 
 BUMPED = ("version-not-bumped", "version-bump-too-small")

@@ -51,11 +51,14 @@ class Kind:
     # index the rest of the tree without parsing every YAML file in it.
     needles: tuple[bytes, ...] = ()
     # Top-level keys rules of other files read through the project (a split run sends only
-    # these between processes; see workers.shared_part).
+    # these between the worker processes).
     shared: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        _MADE.setdefault(self.name, self)  # the first made under a name is the registered one
+
     def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
-        # Kinds hold functions; processes refer to them by name in the registry.
+        # Kinds hold functions; processes (forked after every kind is made) refer to them by name.
         return (_registered, (self.name,))
 
     def schema_for(self, data: JSON) -> str | None:
@@ -63,10 +66,11 @@ class Kind:
         return self.schema_of(data) if self.schema_of is not None else self.schema
 
 
-def _registered(name: str) -> Kind:
-    from evallint.kinds import BY_NAME
+_MADE: dict[str, Kind] = {}  # every kind made, by name: what a pickled kind refers to
 
-    return BY_NAME[name]
+
+def _registered(name: str) -> Kind:
+    return _MADE[name]
 
 
 def in_dir(name: str) -> PathTest:

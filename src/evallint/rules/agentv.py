@@ -10,8 +10,8 @@ from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 AGENTV = ("agentv-v2", "agentevals", "agentv-v4", "agentv-next")
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal
 from evallint.model import Finding, Severity
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 Check = Callable[["Document", "Context"], Iterable[Finding]]
 # Why a file is checked: it is in the run ("own": every rule), the run's ids affect it ("refs":

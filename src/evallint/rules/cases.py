@@ -9,8 +9,8 @@ from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 
 @rule(

@@ -15,8 +15,8 @@ from evallint.rules.base import rule
 from evallint.suggest import suggest
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 _FLAGS = {
     "i": re.IGNORECASE,

@@ -13,8 +13,8 @@ from evallint.rules.base import rule
 from evallint.rules.references import composite_targets
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.project import Project
+    from evallint.rules.api import Context
 
 
 @rule("duplicate-question-id", Severity.ERROR, kinds=("dataset",))

@@ -11,9 +11,9 @@ from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.load import Scan
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 
 @rule("eee-schema-version", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))

@@ -12,8 +12,8 @@ from evallint.rules.base import rule
 from evallint.rules.eee import datastore_root
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 AGGREGATE = ("eee-aggregate",)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

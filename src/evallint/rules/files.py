@@ -14,9 +14,9 @@ from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.formats.base import FileRef
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 FILE_KINDS = (
     "abp-evals",

@@ -13,8 +13,8 @@ from evallint.rules.base import rule
 from evallint.suggest import suggest
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _BRACES = re.compile(r"\{\{|\}\}")

@@ -11,8 +11,8 @@ from evallint.schemas import load_schema
 from evallint.suggest import suggest
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 
 @rule("unknown-key", Severity.ERROR)

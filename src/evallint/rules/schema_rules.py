@@ -10,8 +10,8 @@ from evallint.rules.base import rule
 from evallint.schemas import SchemaError, json_type
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 
 def _yaml_trap(doc: Document, err: SchemaError) -> str | None:

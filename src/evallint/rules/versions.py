@@ -19,8 +19,8 @@ from evallint.refs import parse_version
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.engine import Context
     from evallint.parse import Document
+    from evallint.rules.api import Context
 
 VERSIONED = ("rubric", "judge", "dataset")
 

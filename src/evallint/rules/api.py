@@ -1,0 +1,120 @@
+"""What a rule sees besides its document: the `Context` (the project, the configuration, the
+base of a change, other files read on demand). Rules import this and what lies below it, never
+the engine that runs them."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from evallint.baseline import Baseline
+from evallint.config import Config
+from evallint.kinds import Kind
+from evallint.load import Scan, Source, read_entry, scan
+from evallint.model import JSON, Pointer
+from evallint.parse import Document
+from evallint.project import Entry, Project
+from evallint.schemas import SchemaError, validate
+from evallint.schemawalk import ObjectKeys, unknown_keys
+
+
+def never(path: str) -> bool:
+    return False
+
+
+class Others:
+    """Other files of the project, for rules that check a file against its companions.
+
+    Only listed files inside the project are read, each at most once.
+    """
+
+    def __init__(
+        self, source: Source, config: Config, listed: frozenset[str], outside: Callable[[str], bool]
+    ) -> None:
+        self.source, self.config, self.listed, self.outside = source, config, listed, outside
+        self._docs: dict[str, Document | None] = {}
+        self._scans: dict[str, Scan | None] = {}
+
+    def scan(self, path: str) -> Scan | None:
+        """A listed file's digests and records, read in blocks: memory stays flat."""
+        if path not in self._scans:
+            self._scans[path] = None
+            if path in self.listed and not self.outside(path):
+                with contextlib.suppress(OSError):  # unreadable: no facts, as if absent
+                    self._scans[path] = scan(self.source, path)
+        return self._scans[path]
+
+    def load(self, path: str) -> Document | None:
+        if path not in self._docs:
+            found = (
+                read_entry(path, self.source, self.config)
+                if path in self.listed and not self.outside(path)
+                else None
+            )
+            self._docs[path] = found.doc if isinstance(found, Entry) else None
+        return self._docs[path]
+
+
+_At = TypeVar("_At", bound=SchemaError | ObjectKeys)  # a finding of a unit, at a pointer
+_T = TypeVar("_T")
+
+
+def _memo(doc: Document, key: str, compute: Callable[[], _T]) -> _T:
+    """Worked out once per document, whichever rule asks first."""
+    if key not in doc.memo:
+        doc.memo[key] = compute()
+    found: _T = doc.memo[key]
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule may know besides its document."""
+
+    kind: Kind
+    config: Config
+    project: Project
+    today: datetime.date
+    baseline: Baseline | None = None  # with --diff or --base: the change and its base
+    base_project: Project | None = None
+    files: frozenset[str] = frozenset()  # every file of the project (for file references)
+    outside: Callable[[str], bool] = never  # a listed path that leads out of the project
+    others: Others | None = None  # companion files, read on demand
+    chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
+
+    def schema_errors(self, doc: Document) -> list[SchemaError]:
+        return _memo(doc, "schema", lambda: self._per_unit(doc, validate))
+
+    def object_keys(self, doc: Document) -> list[ObjectKeys]:
+        return _memo(doc, "keys", lambda: self._per_unit(doc, unknown_keys))
+
+    def _per_unit(self, doc: Document, check: Callable[[str, JSON], list[_At]]) -> list[_At]:
+        """`check` on each unit of the document, its pointers made the document's."""
+        units = _memo(doc, "units", lambda: self._units(doc))
+        return [
+            replace(found, pointer=(*at, *found.pointer))
+            for at, name, data in units
+            for found in check(name, data)
+        ]
+
+    def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
+        """(where, schema, data) for the document, or for each record of a JSONL kind."""
+        records = (
+            enumerate(doc.data)
+            if self.kind.per_record and isinstance(doc.data, list)
+            else [(None, doc.data)]
+        )
+        out: list[tuple[Pointer, str, JSON]] = []
+        forced = self.config.eee_version
+        for i, data in records:
+            name = (
+                self.kind.forced_schema(forced)
+                if forced and self.kind.forced_schema
+                else self.kind.schema_for(data)
+            )
+            if name:
+                out.append((() if i is None else (i,), name, data))
+        return out
