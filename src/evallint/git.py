@@ -48,8 +48,8 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
     listed = _git_lines(root, *args)
     if listed is None:
         return None
-    deleted = _git_lines(root, "ls-files", "-z", "--deleted", "--", *pathspecs)
-    return [p for p in listed if p not in set(deleted)] if deleted else listed
+    deleted = set(_git_lines(root, "ls-files", "-z", "--deleted", "--", *pathspecs) or ())
+    return [p for p in listed if p not in deleted] if deleted else listed
 
 
 def deleted_files(root: Path) -> frozenset[str]:
