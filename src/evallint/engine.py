@@ -66,7 +66,7 @@ def lint(
     run.skipped += skipped
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
-    indexed = index.build(entries, tree, source, config, also=also)
+    indexed = index.build(entries, tree, source, config, also=also, gone=gone)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head)
@@ -76,10 +76,8 @@ def lint(
             before = check_entry(entry, _context(entry, run, base, base), run, source, scope="refs")
             found = [d for d in found if d not in before]
         run.diagnostics += found
-    if gone:
-        inside = {e.doc.path for e in entries}
-        for entry in index.naming(gone, tree, inside, source, config):
-            run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
+    for entry in indexed.naming:
+        run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
     kinds = tuple((e.doc.path, f"{e.kind.name} ({e.kind.title})") for e in entries)

@@ -24,6 +24,7 @@ from evallint.refs import Ref, parse_ref
 class Indexed:
     project: Project
     affected: tuple[Entry, ...]  # outside the run; their cross-file findings are reported
+    naming: tuple[Entry, ...] = ()  # outside the run; they name a file the change deletes
 
 
 def build(
@@ -33,13 +34,17 @@ def build(
     config: Config,
     *,
     also: Sequence[Entry] = (),
+    gone: frozenset[str] = frozenset(),
 ) -> Indexed:
-    """`also`: base versions of changed and deleted files, whose ids count as the run's too."""
+    """`also`: base versions of changed and deleted files, whose ids count as the run's too;
+    `gone`: files the change deletes, looked for by name in the bytes this walk reads anyway."""
     inside = {e.doc.path for e in linted}
     defined = _defined_ids([*linted, *also])
     mentions = _mention_pattern(defined)
+    gone_names = _name_pattern(gone)
     definers: list[Entry] = []
     mentioning: list[tuple[str, bytes]] = []
+    naming: list[Entry] = []
     leaves = getattr(source, "outside", None)
     for path in tree:
         if path in inside or format_of(path) is None:
@@ -47,12 +52,17 @@ def build(
         if leaves is not None and leaves(path):
             continue  # never read a file a symlink takes out of the project
         raw = _candidate_bytes(path, source, config)
+        found = None
         if raw is None or (raw and _may_define(raw)):
             found = read_entry(path, source, config, raw)
             if isinstance(found, Entry):
                 definers.append(found)
         elif raw and mentions is not None and mentions.search(raw):
             mentioning.append((path, raw))
+        if raw and gone_names is not None and gone_names.search(raw):
+            found = found or read_entry(path, source, config, raw)
+            if isinstance(found, Entry):
+                naming.append(found)
     project = Project([*linted, *definers])
     referrers = []
     for path, raw in mentioning:
@@ -62,7 +72,15 @@ def build(
                 project.add(found)
                 referrers.append(found)
     touched = [e for e in definers if _touches(e, defined, project)]
-    return Indexed(project, tuple(touched + referrers))
+    return Indexed(project, tuple(touched + referrers), tuple(naming))
+
+
+def _name_pattern(gone: frozenset[str]) -> re.Pattern[bytes] | None:
+    """The file names of deleted files: the cheap test for a file that may name one."""
+    if not gone:
+        return None
+    names = sorted({g.rpartition("/")[2].encode("utf-8", "surrogateescape") for g in gone})
+    return re.compile(b"|".join(map(re.escape, names)))
 
 
 def _may_define(raw: bytes) -> bool:
@@ -134,32 +152,3 @@ def _touches(entry: Entry, defined: set[tuple[str, str]], project: Project) -> b
     refs = {(r.namespace, r.id) for _, _, r in project.references(entry) if r is not None}
     own = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
     return bool(refs & defined) or bool(own and (entry.kind.namespace, own[0]) in defined)
-
-
-def naming(
-    gone: frozenset[str], tree: Sequence[str], inside: set[str], source: Source, config: Config
-) -> list[Entry]:
-    """Eval files outside the run whose text names a file the change deletes (by its file
-    name, the cheap test), read to be checked for what the deletion breaks."""
-    import posixpath
-
-    names = sorted({posixpath.basename(g).encode("utf-8", "surrogateescape") for g in gone})
-    pattern = re.compile(b"|".join(map(re.escape, names)))
-    leaves = getattr(source, "outside", None)
-    out: list[Entry] = []
-    for path in tree:
-        if path in inside or path in gone or format_of(path) is None:
-            continue
-        if leaves is not None and leaves(path):
-            continue
-        try:
-            if source.size(path) > config.max_file_size:
-                continue  # too large to name anything by hand; its own run reports it
-            raw = source.read(path)
-        except OSError:
-            continue
-        if pattern.search(raw):
-            found = read_entry(path, source, config, raw)
-            if isinstance(found, Entry):
-                out.append(found)
-    return out
