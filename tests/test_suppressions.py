@@ -85,3 +85,13 @@ def test_with_a_base_the_version_rules_ran_and_are_held_to_it() -> None:
     changed = named.replace("php_lint", "regex, pattern: x")
     got = lint_files({"rubrics/tone.yaml": changed}, base={"rubrics/tone.yaml": RUBRIC})
     assert [d.rule for d in got] == []  # the comment silenced the missing bump
+
+
+def test_an_unclosed_or_run_on_marker_never_silences_every_rule() -> None:
+    unclosed = TYPO + "  # evallint: ignore[unknown-key\n"
+    assert [g[:3] for g in found("datasets/d.yaml", unclosed)] == [
+        (4, 5, "key-typo"),
+        (4, 46, "unused-suppression"),
+    ]
+    run_on = TYPO + "  # evallint: ignored\n"
+    assert [g[2] for g in found("datasets/d.yaml", run_on)] == ["key-typo"]

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from evallint.parse.positions import YAML_BREAKS
 
-_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?:\[([^\]\r\n]*)\])?")
+# `ignore` as a whole word; a list is read to its `]` or the line's end, so an unclosed or
+# odd list never widens into a bare ignore of every rule.
+_IGNORE = re.compile(r"#\s*evallint:\s*ignore(?![\w-])(?:\[([^\]\r\n]*)\]?)?")
 _ID = re.compile(r"[^,\s]+")
 UNUSED = "unused-suppression"
 UNSILENCEABLE = frozenset({"parse-error"})  # nothing else can be checked in such a file
