@@ -1,7 +1,8 @@
 """Wheel build hook: pre-generate fastjsonschema validators for the bundled schemas.
 
 The generated modules land in the wheel as `evallint/_compiled/*.py`, each stamped with the
-sha256 of the schema it came from; `evallint.schemas` uses one only when the stamp matches.
+sha256 of the schema it came from; `evallint.validation.schemas` uses one only when the stamp
+matches.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
 def _load_codegen(root: Path) -> Any:
-    """`evallint.codegen`, loaded by path: the package is not installed while it builds."""
+    """`evallint.validation.codegen`, loaded by path: the package is not installed while it
+    builds."""
     import importlib.util
 
-    path = root / "src" / "evallint" / "codegen.py"
+    path = root / "src" / "evallint" / "validation" / "codegen.py"
     spec = importlib.util.spec_from_file_location("_evallint_codegen", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -21,7 +21,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import evallint_cmd, median_wall, peer_cmd, table, timed
 
-from evallint.schemas import schema_dir
+from evallint.validation.schemas import schema_dir
 
 
 def question(rng: random.Random, d: int, q: int, rubrics: int) -> str:

@@ -18,11 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import generate
 from common import evallint_cmd, timed
 
-from evallint import index
 from evallint.config import Config
-from evallint.load import read_entry
+from evallint.engine import index
+from evallint.io.source import FsSource
 from evallint.project import Entry
-from evallint.sources import FsSource
+from evallint.read import read_entry
 
 CORE = (
     "parse-error,duplicate-key,schema-violation,yaml-implicit-type,unknown-key,key-typo,"

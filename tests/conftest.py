@@ -11,13 +11,13 @@ import jsonschema
 import pytest
 
 from evallint.baseline import Baseline
-from evallint.cli import main
+from evallint.cli.main import main
 from evallint.config import Config
-from evallint.engine import lint
-from evallint.git import Base, Change
-from evallint.load import read_entry
+from evallint.engine.run import lint
+from evallint.io.git import Base, Change
 from evallint.model import Diagnostic
 from evallint.project import Entry
+from evallint.read import read_entry
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

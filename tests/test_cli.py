@@ -221,12 +221,12 @@ def test_schema_command(run: Run, tmp_path: Path) -> None:
 def test_internal_errors_are_one_line(
     run: Run, tree: Tree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evallint.engine
+    import evallint.engine.run
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(evallint.engine, "lint", boom)
+    monkeypatch.setattr(evallint.engine.run, "lint", boom)
     root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
     code, out, err = run("check", cwd=root)
     assert code == 2 and out == ""
@@ -310,7 +310,7 @@ def test_readme_configuration_example_is_valid() -> None:
     import re
     import tomllib
 
-    from evallint.settings import from_table
+    from evallint.cli.settings import from_table
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(.*?)```", readme, re.S)

@@ -7,8 +7,8 @@ from typing import Any
 import fastjsonschema
 import pytest
 
-from evallint.codegen import tune
-from evallint.schemas import NO_NETWORK, compile_schema, load_schema, schema_names
+from evallint.validation.codegen import tune
+from evallint.validation.schemas import NO_NETWORK, compile_schema, load_schema, schema_names
 
 ITEMS_BY_REF: dict[str, Any] = {
     "definitions": {"row": {"type": "object", "required": ["id"]}},

@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import evallint.formatters.sarif as sarif
-from evallint.formatters import formatter
+import evallint.output.sarif as sarif
 from evallint.model import Diagnostic, Report, Severity, Span
+from evallint.output import formatter
 from test_eee import SAMPLE
 from test_formatters import check_sarif
 

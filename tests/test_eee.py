@@ -11,7 +11,7 @@ import jsonschema
 
 from conftest import found, shared_or_skip
 from evallint.config import Config
-from evallint.formats.eee import CHECKED
+from evallint.kinds.eee import CHECKED
 
 Run = Callable[..., tuple[int, str, str]]
 Tree = Callable[[dict[str, str | bytes]], Path]
@@ -62,7 +62,7 @@ def test_each_record_is_checked_against_its_declared_version() -> None:
 
 def test_same_verdict_as_upstream_on_every_checked_record() -> None:
     root = shared_or_skip("corpus", "eee")
-    from evallint.schemas import load_schema
+    from evallint.validation.schemas import load_schema
 
     ours = {v: jsonschema.Draft7Validator(load_schema(f"eee/eval_{v}")) for v in CHECKED}
     upstream = {
@@ -86,7 +86,7 @@ def test_the_v0_2_0_datastore_has_no_errors() -> None:
     root = shared_or_skip("corpus", "eee", "datastore-v0.2.0")
     from conftest import DictSource, walk_files
     from evallint.config import Config
-    from evallint.engine import lint
+    from evallint.engine.run import lint
 
     files = {p.relative_to(root).as_posix(): p.read_bytes() for p in walk_files(root)}
     report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files))
@@ -144,8 +144,8 @@ def test_unknown_instance_versions_are_capped() -> None:
 
 def test_same_verdict_as_upstream_on_every_instance_record() -> None:
     root = shared_or_skip("corpus", "eee")
-    from evallint.formats.eee import INSTANCE_VERSIONS
-    from evallint.schemas import load_schema
+    from evallint.kinds.eee import INSTANCE_VERSIONS
+    from evallint.validation.schemas import load_schema
 
     compared = 0
     for version in INSTANCE_VERSIONS:

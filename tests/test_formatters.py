@@ -15,9 +15,9 @@ import pytest
 
 from conftest import REPO, lint_files
 from evallint import __version__
-from evallint.formatters import formatter
-from evallint.formatters.github import escape_data, escape_property, render_summary
 from evallint.model import Diagnostic, Location, Report, Severity, Span
+from evallint.output import formatter
+from evallint.output.github import escape_data, escape_property, render_summary
 from evallint.rules import ALL_RULES
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -184,7 +184,7 @@ def test_fingerprints_survive_a_blank_line_above() -> None:
 
 
 def test_rules_page_is_generated_from_the_code() -> None:
-    from evallint.docs import render_rules
+    from evallint.output.docs import render_rules
 
     assert (REPO / "RULES.md").read_text(encoding="utf-8") == render_rules(markdown=True), (
         "RULES.md is stale: run evallint rules --format markdown > RULES.md"

@@ -11,9 +11,9 @@ import pytest
 
 from evallint.baseline import load_baseline
 from evallint.config import Config
-from evallint.engine import lint
-from evallint.git import GitRepo
-from evallint.sources import FsSource
+from evallint.engine.run import lint
+from evallint.io.git import GitRepo
+from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
 

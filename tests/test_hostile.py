@@ -184,7 +184,7 @@ def test_file_names_that_are_not_utf8_are_escaped_in_every_format(
 
 
 def test_plain_github_lines_cannot_forge_workflow_commands() -> None:
-    from evallint.formatters.github import render_github
+    from evallint.output.github import render_github
 
     forged = "rubrics/z\n::error file=README.md,line=1::FORGED\n::add-mask::x.yaml"
     diagnostics = tuple(
@@ -385,7 +385,7 @@ def test_a_pull_request_base_the_clone_lacks_fails_closed(
 def test_missing_files_are_set_lookups() -> None:
     from conftest import DictSource
     from evallint.config import Config
-    from evallint.engine import lint
+    from evallint.engine.run import lint
 
     refs = "".join(
         f"          - {{type: file, value: prompts/missing{i}.md}}\n" for i in range(20_000)

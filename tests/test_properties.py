@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from conftest import REPO, DictSource
 from evallint.config import Config
-from evallint.engine import lint
-from evallint.load import read_entry
+from evallint.engine.run import lint
 from evallint.parse import format_of, parse
 from evallint.project import Entry
+from evallint.read import read_entry
 from test_eee import MINIMAL_0_2_0
 
 EXAMPLES = {

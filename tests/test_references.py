@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import DictSource
 from evallint.config import Config
-from evallint.engine import lint
+from evallint.engine.run import lint
 from evallint.refs import parse_version, pick
 
 Run = Callable[..., tuple[int, str, str]]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import lint_files
-from evallint.docs import render_rules
+from evallint.output.docs import render_rules
 from evallint.rules import ALL_RULES
 from evallint.rules.base import Rule
 

@@ -13,7 +13,7 @@ import pytest
 import schema_source
 from conftest import REPO
 from evallint.parse import parse
-from evallint.schemas import (
+from evallint.validation.schemas import (
     NO_NETWORK,
     compile_schema,
     fast_compile,
@@ -216,7 +216,7 @@ def test_fastjsonschema_and_jsonschema_agree(name: str, text: str) -> None:
 
 
 def test_wheel_installs_use_pre_generated_validators() -> None:
-    from evallint import schemas
+    from evallint.validation import schemas
 
     if not (Path(schemas.__file__).parent / "schema").is_dir():
         pytest.skip("editable install: validators are compiled at run time")
@@ -247,8 +247,8 @@ def test_both_engines_agree_on_every_document_of_every_kind() -> None:
 
     from conftest import DictSource
     from evallint.config import Config
-    from evallint.load import read_entry
     from evallint.project import Entry
+    from evallint.read import read_entry
 
     docs = dict(_documents())
     source, compared = DictSource(docs), 0
@@ -284,8 +284,8 @@ def _named_documents() -> Iterator[tuple[str, str, Any]]:
     """(where, schema name, data) for every document and record the suite and corpora hold."""
     from conftest import SHARED, DictSource
     from evallint.config import Config
-    from evallint.load import read_entry
     from evallint.project import Entry
+    from evallint.read import read_entry
 
     for name, text in _variants():
         yield f"variant of {name}", name, parse("x.yaml", text.encode(), "yaml").data
@@ -327,7 +327,7 @@ def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None
 
 def test_the_closed_copy_says_valid_only_where_the_key_walk_finds_nothing() -> None:
     pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
-    from evallint.schemawalk import _closed_verdict, walk_keys
+    from evallint.validation.keys import _closed_verdict, walk_keys
 
     shortcut = walked = 0
     for where, name, data in _named_documents():
@@ -340,7 +340,7 @@ def test_the_closed_copy_says_valid_only_where_the_key_walk_finds_nothing() -> N
 
 
 def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_safe() -> None:
-    from evallint.schemawalk import _sound, closed_copy
+    from evallint.validation.keys import _sound, closed_copy
 
     schema: dict[str, Any] = {
         "type": "object",

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from evallint import load
+from evallint import read
 from evallint.config import Config
-from evallint.engine import lint
+from evallint.engine.run import lint
+from evallint.io.source import FsSource
 from evallint.model import Diagnostic
-from evallint.sources import FsSource
 from test_eee import MINIMAL_0_2_0
 
 FOLDER = "data/bench/acme/m"
@@ -82,8 +82,8 @@ def test_a_file_checked_in_chunks_reports_what_the_whole_file_does(
 ) -> None:
     _store(tmp_path, _lines(400))
     whole = _check(tmp_path)
-    monkeypatch.setattr(load, "CHUNK", 4096)  # about 12 records a chunk, 30-odd chunks
-    monkeypatch.setattr(load, "FIRST", 1024)
+    monkeypatch.setattr(read, "CHUNK", 4096)  # about 12 records a chunk, 30-odd chunks
+    monkeypatch.setattr(read, "FIRST", 1024)
     streamed = _check(tmp_path)
     assert streamed == whole
     assert _check(tmp_path, jobs=2) == whole  # the worker that reads a file streams it
@@ -108,8 +108,8 @@ def test_a_streamed_file_without_its_aggregate_is_reported_once(
 ) -> None:
     _store(tmp_path, _lines(200))
     (tmp_path / FOLDER / f"{UUID}.json").unlink()
-    monkeypatch.setattr(load, "CHUNK", 4096)
-    monkeypatch.setattr(load, "FIRST", 1024)
+    monkeypatch.setattr(read, "CHUNK", 4096)
+    monkeypatch.setattr(read, "FIRST", 1024)
     found = [d for d, _ in _check(tmp_path) if d.rule == "eee-companion"]
     assert [(d.span.line, d.span.column) for d in found] == [(1, 1)]
 
@@ -119,7 +119,7 @@ def test_the_companion_is_hashed_and_counted_in_blocks(
 ) -> None:
     lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(50)]
     _store(tmp_path, lines)
-    monkeypatch.setattr(load, "MiB", 100)  # blocks end mid-line
+    monkeypatch.setattr(read, "MiB", 100)  # blocks end mid-line
     assert _check(tmp_path) == []
     (tmp_path / FOLDER / f"{UUID}_samples.jsonl").write_text("\n".join(lines[:-1]) + "\n\n")
     found = [(d.span.line, d.span.column, d.rule, d.message) for d, _ in _check(tmp_path)]
@@ -136,8 +136,8 @@ def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
     lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(60)]
     lines[30] = json.dumps({**RECORD, "sample_id": "x" * 5000})
     _store(tmp_path, lines)
-    monkeypatch.setattr(load, "CHUNK", 1024)
-    monkeypatch.setattr(load, "FIRST", 512)
+    monkeypatch.setattr(read, "CHUNK", 1024)
+    monkeypatch.setattr(read, "FIRST", 512)
     paths = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     report = lint(paths, FsSource(tmp_path), Config(max_file_size=4096), tree=paths, jobs=1)
     errors = [

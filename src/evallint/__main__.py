@@ -1,5 +1,5 @@
 """`python -m evallint`."""
 
-from evallint.cli import main
+from evallint.cli.main import main
 
 raise SystemExit(main())

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from evallint.config import Config
-from evallint.git import Base, Change, GitRepo
-from evallint.load import read_entry
+from evallint.io.git import Base, Change, GitRepo
 from evallint.parse import format_of
 from evallint.project import Entry
+from evallint.read import read_entry
 
 CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is worth linting
 

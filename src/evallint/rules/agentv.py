@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from evallint.formats.base import items
+from evallint.kinds.base import items
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 

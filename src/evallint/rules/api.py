@@ -13,12 +13,12 @@ from typing import TypeVar
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.kinds import Kind
-from evallint.load import Scan, Source, read_entry, scan
 from evallint.model import JSON, Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.schemas import SchemaError, validate
-from evallint.schemawalk import ObjectKeys, unknown_keys
+from evallint.read import Scan, Source, read_entry, scan
+from evallint.validation.keys import ObjectKeys, unknown_keys
+from evallint.validation.schemas import SchemaError, validate
 
 
 def never(path: str) -> bool:

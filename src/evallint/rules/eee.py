@@ -6,13 +6,13 @@ import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.formats.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
+from evallint.kinds.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
 from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.load import Scan
     from evallint.parse import Document
+    from evallint.read import Scan
     from evallint.rules.api import Context
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.formats.base import items
+from evallint.kinds.base import items
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 from evallint.rules.eee import datastore_root

@@ -14,7 +14,7 @@ from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    from evallint.formats.base import FileRef
+    from evallint.kinds.base import FileRef
     from evallint.parse import Document
     from evallint.rules.api import Context
 

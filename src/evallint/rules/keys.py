@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
-from evallint.schemas import load_schema
 from evallint.suggest import suggest
+from evallint.validation.schemas import load_schema
 
 if TYPE_CHECKING:
     from evallint.parse import Document

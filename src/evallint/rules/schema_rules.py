@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
-from evallint.schemas import SchemaError, json_type
+from evallint.validation.schemas import SchemaError, json_type
 
 if TYPE_CHECKING:
     from evallint.parse import Document

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import semver
 
+from evallint.kinds.projection import Change, Policy, changes, policy_for, project
 from evallint.model import Finding, Severity
 from evallint.project import Definition
-from evallint.projection import Change, Policy, changes, policy_for, project
 from evallint.refs import parse_version
 from evallint.rules.base import rule
 

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evallint import index
 from evallint.baseline import Baseline
 from evallint.config import Config
-from evallint.engine import base_project
-from evallint.load import Source, read_entry
+from evallint.engine import index
+from evallint.engine.run import base_project
 from evallint.model import Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
+from evallint.read import Source, read_entry
 from evallint.rules.api import Context
 from evallint.rules.versions import verdict
 

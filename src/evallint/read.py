@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import BinaryIO, Protocol, runtime_checkable
 
 from evallint.config import Config, MiB
-from evallint.formats.base import Kind
 from evallint.kinds import (
     claimed_kind,
     content_kind,
@@ -17,6 +16,7 @@ from evallint.kinds import (
     path_kind,
     sniffed_kind,
 )
+from evallint.kinds.base import Kind
 from evallint.model import Diagnostic, Severity, Skipped, Span
 from evallint.parse import Document, Format, Problem, format_of, parse
 from evallint.project import Entry, Rest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.formats.base import ContentTest, FileRef, Kind, items, named
+from evallint.kinds.base import ContentTest, FileRef, Kind, items, named
 from evallint.model import JSON, Pointer
 
 

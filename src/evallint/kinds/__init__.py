@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from evallint.formats import abp, agentv, ai_eval, eee
-from evallint.formats.base import Kind, PathTest, items
+from evallint.kinds import abp, agentv, ai_eval, eee
+from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
 __all__ = [

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from evallint.config import Config
 from evallint.kinds import KINDS, path_kind
-from evallint.load import Source, read_entry
 from evallint.parse import format_of
 from evallint.project import Entry, Project
+from evallint.read import Source, read_entry
 from evallint.refs import Ref, parse_ref
 
 

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from evallint.formatters.text import summary
 from evallint.model import Diagnostic, Report, Severity
+from evallint.output.text import summary
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 SHOWN = 10  # per severity, per step

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.formats.base import Kind, has_keys, in_dir, items
+from evallint.kinds.base import Kind, has_keys, in_dir, items
 from evallint.model import JSON, Pointer
 
 

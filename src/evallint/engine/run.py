@@ -7,17 +7,17 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from evallint import index, workers
 from evallint.baseline import Baseline
-from evallint.checking import Run, active_rules, check_entry
 from evallint.config import Config
-from evallint.load import Source, read_entry
+from evallint.engine import index, parallel
+from evallint.engine.file import Run, active_rules, check_entry
 from evallint.model import Diagnostic, Report, Skipped
 from evallint.project import Entry, Project
+from evallint.read import Source, read_entry
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule
-from evallint.schemas import expect_many
+from evallint.validation.schemas import expect_many
 
 
 def lint(
@@ -36,7 +36,7 @@ def lint(
 
     With a `baseline`, version rules compare with the base, and in files outside `paths` only
     the cross-file findings the change caused are reported. `jobs`: processes that read and
-    check the files (None: every core, for runs of workers.PARALLEL_FROM files or more).
+    check the files (None: every core, for runs of parallel.PARALLEL_FROM files or more).
     `gone`: files the change deletes; eval files outside `paths` that name them are checked
     for what that breaks.
     """
@@ -51,11 +51,11 @@ def lint(
         getattr(source, "outside", never),
     )
     run.others = Others(source, config, run.files, run.outside)
-    if len(paths) >= workers.PARALLEL_FROM:
+    if len(paths) >= parallel.PARALLEL_FROM:
         expect_many()  # before any fork, so every worker inherits it
-    crew = workers.start(
+    crew = parallel.start(
         paths,
-        workers.count_for(len(paths), jobs),
+        parallel.count_for(len(paths), jobs),
         read=lambda part: _read_all(part, source, run.config),
         check=lambda part, head: _check_entries(
             part, run, source, head, base_project(head, baseline) if baseline else None
@@ -100,7 +100,7 @@ def _broken_by_deletion(
 
 def _read_all(
     paths: Sequence[str], source: Source, config: Config
-) -> tuple[list[Entry], list[Diagnostic], workers.Skips]:
+) -> tuple[list[Entry], list[Diagnostic], parallel.Skips]:
     entries, diagnostics, skipped = [], [], []
     for path in paths:
         found = read_entry(path, source, config)

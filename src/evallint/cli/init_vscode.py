@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from evallint.errors import EvallintError
-from evallint.schemas import schema_dir
+from evallint.validation.schemas import schema_dir
 
 GLOBS = {
     "rubric": ["**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.formats.base import ContentTest, FileRef, Kind, PathTest, items
+from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items
 from evallint.model import JSON, Pointer
 
 _SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)

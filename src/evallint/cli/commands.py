@@ -11,11 +11,11 @@ EXIT_OK = 0
 
 
 def run_bump(args: argparse.Namespace) -> int:
-    from evallint import discover
-    from evallint.fixes import bump
-    from evallint.selection import choose
-    from evallint.settings import load_config
-    from evallint.sources import FsSource
+    from evallint.cli.bump import bump
+    from evallint.cli.selection import choose
+    from evallint.cli.settings import load_config
+    from evallint.io import discover
+    from evallint.io.source import FsSource
 
     cwd = Path.cwd()
     root, in_git = discover.find_root(cwd)
@@ -44,8 +44,8 @@ def run_bump(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from evallint.discover import find_root
-    from evallint.editors import init_vscode
+    from evallint.cli.init_vscode import init_vscode
+    from evallint.io.discover import find_root
 
     root, _ = find_root(Path.cwd())
     for path in init_vscode(root, args.schemas):
@@ -54,14 +54,14 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from evallint.docs import render_rules
+    from evallint.output.docs import render_rules
 
     sys.stdout.write(render_rules(markdown=args.format == "markdown"))
     return EXIT_OK
 
 
 def run_schema(args: argparse.Namespace) -> int:
-    from evallint.schemas import load_schema, schema_dir, schema_names
+    from evallint.validation.schemas import load_schema, schema_dir, schema_names
 
     if args.export:
         out = Path(args.export)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evallint.formats.base import Kind
+from evallint.kinds.base import Kind
 from evallint.model import JSON
 
 # Every released aggregate version; each has its schema in schema/eee/eval_<version>.schema.json.

@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evallint import __version__, commands
+from evallint import __version__
+from evallint.cli import commands
 from evallint.errors import EvallintError
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def _github_mode(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
 def _github_failure(message: str, environ: Mapping[str, str]) -> None:
     """A run that could not check anything says so where GitHub users look: an annotation, the
     step summary and the outputs (counts left empty: nothing was counted)."""
-    from evallint.formatters.github import escape_data, escape_markdown
+    from evallint.output.github import escape_data, escape_markdown
 
     print(f"::error title=evallint could not run::{escape_data(message)}")
     if environ.get("GITHUB_STEP_SUMMARY"):
@@ -218,12 +219,12 @@ def run_check(args: argparse.Namespace) -> int:
     # thresholds rescan them all again and again (a tenth of a large run). Cycles are still
     # collected, less often.
     gc.set_threshold(100_000, 50, 50)
-    from evallint import discover
-    from evallint.engine import lint
-    from evallint.formatters import formatter
-    from evallint.selection import choose
-    from evallint.settings import load_config, with_flags
-    from evallint.sources import FsSource
+    from evallint.cli.selection import choose
+    from evallint.cli.settings import load_config, with_flags
+    from evallint.engine.run import lint
+    from evallint.io import discover
+    from evallint.io.source import FsSource
+    from evallint.output import formatter
 
     cwd = Path.cwd()
     root, in_git = discover.find_root(cwd)
@@ -303,8 +304,8 @@ def _named_unreadable_fail(report: Report, named: frozenset[str]) -> Report:
 
 def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None) -> None:
     """The step summary and step outputs, when GitHub gave files for them."""
-    from evallint.formatters.github import render_summary
     from evallint.model import Severity
+    from evallint.output.github import render_summary
 
     if environ.get("GITHUB_STEP_SUMMARY"):
         _append(environ["GITHUB_STEP_SUMMARY"], render_summary(report, environ))

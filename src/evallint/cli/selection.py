@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evallint import discover
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.errors import EvallintError
+from evallint.io import discover
 from evallint.model import Skipped
 
 
@@ -69,14 +69,14 @@ def choose(
 
 
 def _deleted(root: Path) -> frozenset[str]:
-    from evallint.git import deleted_files
+    from evallint.io.git import deleted_files
 
     return deleted_files(root)
 
 
 def load(root: Path, config: Config, ref: str | None) -> Baseline:
     from evallint.baseline import load_baseline
-    from evallint.git import GitRepo
+    from evallint.io.git import GitRepo
 
     repo = GitRepo(root)
     return load_baseline(repo, repo.base(ref or None, os.environ), config)

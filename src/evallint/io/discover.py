@@ -7,9 +7,9 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from evallint import git
 from evallint.config import Config
 from evallint.errors import EvallintError
+from evallint.io import git
 from evallint.model import Skipped
 from evallint.parse import format_of
 

@@ -9,10 +9,10 @@ Formatter = Callable[..., str]
 
 # name -> (module, function); SARIF pulls in the rule docs, so nothing is imported up front.
 FORMATTERS: Mapping[str, tuple[str, str]] = {
-    "text": ("evallint.formatters.text", "render_text"),
-    "json": ("evallint.formatters.text", "render_json"),
-    "sarif": ("evallint.formatters.sarif", "render_sarif"),
-    "github": ("evallint.formatters.github", "render_github"),
+    "text": ("evallint.output.text", "render_text"),
+    "json": ("evallint.output.text", "render_json"),
+    "sarif": ("evallint.output.sarif", "render_sarif"),
+    "github": ("evallint.output.github", "render_github"),
 }
 
 

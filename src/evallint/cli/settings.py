@@ -12,11 +12,11 @@ from typing import Any
 from evallint.config import TEMPLATE_VARIABLES, Config, MiB
 from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME
-from evallint.projection import POLICIES
+from evallint.kinds.projection import POLICIES
 from evallint.rules import ALWAYS_ON, BY_ID
-from evallint.schemas import validate
-from evallint.schemawalk import unknown_keys
 from evallint.suggest import suggest
+from evallint.validation.keys import unknown_keys
+from evallint.validation.schemas import validate
 
 
 def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:

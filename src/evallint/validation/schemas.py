@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evallint.codegen import module_name
 from evallint.errors import EvallintError
 from evallint.model import JSON, Pointer
 from evallint.suggest import suggest
+from evallint.validation.codegen import module_name
 
 Validator = Callable[[JSON], JSON]
 
@@ -48,9 +48,9 @@ NO_NETWORK = _RefuseAll()
 def schema_dir() -> Path:
     # The wheel puts the schemas beside the package code (importlib.resources would say the
     # same, for ~25 ms of imports); a source checkout has them in the top-level schema/ folder.
-    here = Path(__file__).resolve().parent
-    packaged = here / "schema"
-    return packaged if packaged.is_dir() else here.parents[1] / "schema"
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "schema"
+    return packaged if packaged.is_dir() else package.parents[1] / "schema"
 
 
 def schema_names() -> list[str]:
@@ -73,7 +73,7 @@ def load_schema(name: str) -> dict[str, Any]:
 def compile_schema(schema: dict[str, Any], *, fast_fail: bool = False) -> Validator:
     import fastjsonschema  # deferred: ~20 ms of import that a `rules` run never needs
 
-    from evallint.codegen import entry_name, tune
+    from evallint.validation.codegen import entry_name, tune
 
     code = tune(
         fastjsonschema.compile_to_code(

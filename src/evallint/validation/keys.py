@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evallint.model import JSON, Pointer
-from evallint.schemas import (
+from evallint.validation.schemas import (
     bulk,
     compile_schema,
     deref,

@@ -12,17 +12,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from evallint import suppressions
 from evallint.baseline import Baseline
 from evallint.config import Config
-from evallint.load import Source, chunks
+from evallint.engine import suppressions
+from evallint.engine.suppressions import UNUSED, Suppression
 from evallint.model import Diagnostic, Finding, Location, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
+from evallint.read import Source, chunks
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope
-from evallint.suppressions import UNUSED, Suppression
 
 
 @dataclass(slots=True)

@@ -7,8 +7,8 @@ import re
 from urllib.parse import quote
 
 from evallint import __url__, __version__
-from evallint.docs import rule_markdown
 from evallint.model import Diagnostic, Location, Report, Severity
+from evallint.output.docs import rule_markdown
 from evallint.rules import ALL_RULES
 from evallint.rules.base import Rule
 

@@ -1,1 +1,0 @@
-"""One module per family of eval formats: detection, identity and references."""
