@@ -1,9 +1,11 @@
 """The house keeps its order: no module imports, even inside a function or under
-TYPE_CHECKING, one that imports it back."""
+TYPE_CHECKING, one that imports it back, or one of a stage above its own in the README's table."""
 
 from __future__ import annotations
 
 import ast
+import re
+import textwrap
 from pathlib import Path
 
 from conftest import REPO
@@ -73,6 +75,66 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return out
+
+
+def _stages(readme: str) -> list[list[str]]:
+    """The README's stage table, lowest first: each row's files and folders, as module names."""
+    after = readme[readme.index("The stages, lowest first") :]
+    block = re.search(r"```text\n(.*?)\n *```", after, re.S)
+    assert block, "the README's stage table is missing"
+    rows = []
+    for line in textwrap.dedent(block.group(1)).splitlines():
+        if not line.strip() or line.startswith(" "):
+            continue  # a row's description going on
+        names = []
+        for word in line.split():
+            if not word.endswith((".py", "/")):
+                break
+            # A file names one module; a folder (kept with a trailing dot) every module in it.
+            module = "evallint." + word.removesuffix(".py").replace("/", ".")
+            names.append("evallint" if module == "evallint.__init__" else module)
+        rows.append(names)
+    return rows
+
+
+def _stage(module: str, stages: list[list[str]]) -> int | None:
+    """The row of the module's file, or of the folder that holds it."""
+    found = [
+        (len(name), row)
+        for row, names in enumerate(stages)
+        for name in names
+        if module == name or module == name.removesuffix(".") or module.startswith(name)
+        if name.endswith(".") or module == name
+    ]
+    return max(found)[1] if found else None
+
+
+def _upward(graph: dict[str, set[str]], stages: list[list[str]]) -> list[str]:
+    out = []
+    for module, targets in sorted(graph.items()):
+        here = _stage(module, stages)
+        out += [
+            f"{module} imports {target}, a stage above it"
+            for target in sorted(targets)
+            if here is not None and (_stage(target, stages) or 0) > here
+        ]
+    return out
+
+
+def test_every_module_has_a_stage_and_imports_only_downwards() -> None:
+    graph = _graph()
+    stages = _stages((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(stages) >= 10
+    assert [m for m in sorted(graph) if _stage(m, stages) is None] == []
+    assert _upward(graph, stages) == []
+
+
+def test_the_stage_check_finds_an_import_up_the_table() -> None:
+    stages = [["evallint.model"], ["evallint.rules."], ["evallint.engine."]]
+    graph = {"evallint.rules.api": {"evallint.engine.run", "evallint.model"}}
+    assert _upward(graph, stages) == [
+        "evallint.rules.api imports evallint.engine.run, a stage above it"
+    ]
 
 
 def test_no_import_circles() -> None:

@@ -7,30 +7,12 @@ from dataclasses import dataclass, field
 
 from evallint.config import Config
 from evallint.io.git import Base, Change, GitRepo
+from evallint.io.source import RevSource
 from evallint.parse import format_of
 from evallint.project import Entry
 from evallint.read import read_entry
 
 CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is worth linting
-
-
-class RevSource:
-    """File bytes at a git revision, for `read_entry`; all read in one go."""
-
-    def __init__(self, repo: GitRepo, rev: str, paths: list[str]) -> None:
-        self._files = repo.read_many(rev, paths)
-
-    def _get(self, path: str) -> bytes:
-        data = self._files.get(path)
-        if data is None:
-            raise FileNotFoundError(path)
-        return data
-
-    def size(self, path: str) -> int:
-        return len(self._get(path))
-
-    def read(self, path: str) -> bytes:
-        return self._get(path)
 
 
 @dataclass(frozen=True, slots=True)

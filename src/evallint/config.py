@@ -6,8 +6,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from evallint.kinds import BY_NAME, Kind
-
 MiB = 1024 * 1024
 TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
 
@@ -50,10 +48,11 @@ class Config:
     def excluded(self, path: str) -> bool:
         return any(_match(g, path) for g in self.exclude)
 
-    def kind_for(self, path: str) -> Kind | None:
+    def kind_name(self, path: str) -> str | None:
+        """The kind the configuration gives this path, if any (first matching glob)."""
         for glob, name in self.kinds:
             if _match(glob, path):
-                return BY_NAME[name]
+                return name
         return None
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, Protocol, runtime_checkable
+from typing import BinaryIO
 
 from evallint.config import Config, MiB
+from evallint.io.source import Source, Streams
 from evallint.kinds import (
     claimed_kind,
     content_kind,
     declared_in_text,
     declared_kind,
+    kind_named,
     near_kind,
     path_kind,
     sniffed_kind,
@@ -20,21 +22,6 @@ from evallint.kinds.base import Kind
 from evallint.model import Diagnostic, Severity, Skipped, Span
 from evallint.parse import Document, Format, Problem, format_of, parse
 from evallint.project import Entry, Rest
-
-
-class Source(Protocol):
-    """Where file bytes come from: the working tree, or a git revision."""
-
-    def size(self, path: str) -> int: ...
-
-    def read(self, path: str) -> bytes: ...
-
-
-@runtime_checkable
-class Streams(Source, Protocol):
-    """A source that can also hand out a file to read in parts (the working tree)."""
-
-    def open(self, path: str) -> BinaryIO: ...
 
 
 def read_entry(
@@ -48,7 +35,7 @@ def read_entry(
     fmt = format_of(path)
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
-    forced = config.kind_for(path)
+    forced = kind_named(config.kind_name(path))
     try:
         size = source.size(path) if raw is None else len(raw)
         if fmt == "jsonl" and size > CHUNK and raw is None and isinstance(source, Streams):

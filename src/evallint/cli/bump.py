@@ -15,10 +15,11 @@ from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.engine import index
 from evallint.engine.run import base_project
+from evallint.io.source import Source
 from evallint.model import Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.read import Source, read_entry
+from evallint.read import read_entry
 from evallint.rules.api import Context
 from evallint.rules.versions import verdict
 

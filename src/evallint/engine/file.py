@@ -16,10 +16,11 @@ from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
+from evallint.io.source import Source
 from evallint.model import Diagnostic, Finding, Location, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.read import Source, chunks
+from evallint.read import chunks
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope

@@ -13,10 +13,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from evallint.config import Config
-from evallint.kinds import KINDS, path_kind
+from evallint.io.source import Source
+from evallint.kinds import KINDS, kind_named, path_kind
 from evallint.parse import format_of
 from evallint.project import Entry, Project
-from evallint.read import Source, read_entry
+from evallint.read import read_entry
 from evallint.refs import Ref, parse_ref
 
 
@@ -91,7 +92,7 @@ def _candidate_bytes(path: str, source: Source, config: Config) -> bytes | None:
     """None: the path alone says the file defines things; b"": not worth reading."""
     fmt = format_of(path)
     assert fmt is not None
-    kind = config.kind_for(path) or path_kind(path, fmt)
+    kind = kind_named(config.kind_name(path)) or path_kind(path, fmt)
     if kind is not None and kind.defines is not None:
         return None
     try:

@@ -11,9 +11,10 @@ from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.engine import index, parallel
 from evallint.engine.file import Run, active_rules, check_entry
+from evallint.io.source import Source
 from evallint.model import Diagnostic, Report, Skipped
 from evallint.project import Entry, Project
-from evallint.read import Source, read_entry
+from evallint.read import read_entry
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule

@@ -1,11 +1,29 @@
-"""Where file bytes come from. The working tree here; git revisions live in `git.py`."""
+"""Where file bytes come from: the working tree, or a git revision."""
 
 from __future__ import annotations
 
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from evallint.io.git import GitRepo
+
+
+class Source(Protocol):
+    """Where file bytes come from: the working tree, or a git revision."""
+
+    def size(self, path: str) -> int: ...
+
+    def read(self, path: str) -> bytes: ...
+
+
+@runtime_checkable
+class Streams(Source, Protocol):
+    """A source that can also hand out a file to read in parts (the working tree)."""
+
+    def open(self, path: str) -> BinaryIO: ...
 
 
 class NotRegular(OSError):
@@ -56,3 +74,22 @@ class FsSource:
             return not Path(self._full(path)).resolve().is_relative_to(self.root.resolve())
         except (OSError, RuntimeError):  # a symlink loop
             return True
+
+
+class RevSource:
+    """File bytes at a git revision, for `read_entry`; all read in one go."""
+
+    def __init__(self, repo: GitRepo, rev: str, paths: list[str]) -> None:
+        self._files = repo.read_many(rev, paths)
+
+    def _get(self, path: str) -> bytes:
+        data = self._files.get(path)
+        if data is None:
+            raise FileNotFoundError(path)
+        return data
+
+    def size(self, path: str) -> int:
+        return len(self._get(path))
+
+    def read(self, path: str) -> bytes:
+        return self._get(path)

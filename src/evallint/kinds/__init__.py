@@ -21,6 +21,7 @@ __all__ = [
     "content_kind",
     "declared_kind",
     "items",
+    "kind_named",
     "near_kind",
     "path_kind",
     "sniffed_kind",
@@ -42,6 +43,12 @@ KINDS: tuple[Kind, ...] = (
 )
 
 BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}
+
+
+def kind_named(name: str | None) -> Kind | None:
+    """The kind a configuration names (its names are checked when it is read)."""
+    return BY_NAME[name] if name else None
+
 
 _MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.M)
 # A top-level `$schema` as written, for files that do not parse: "$schema": "...", $schema: ...

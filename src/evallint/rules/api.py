@@ -12,11 +12,12 @@ from typing import TypeVar
 
 from evallint.baseline import Baseline
 from evallint.config import Config
+from evallint.io.source import Source
 from evallint.kinds import Kind
 from evallint.model import JSON, Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.read import Scan, Source, read_entry, scan
+from evallint.read import Scan, read_entry, scan
 from evallint.validation.keys import ObjectKeys, unknown_keys
 from evallint.validation.schemas import SchemaError, validate
 
