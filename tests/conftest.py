@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from evallint.project import Entry
 from evallint.read import read_entry
 
 REPO = Path(__file__).resolve().parent.parent
+# The schema generators live in tools/ (not shipped); tests import them by plain name.
+sys.path.insert(0, str(REPO / "tools"))
 SHARED = REPO.parent / "shared"
 
 

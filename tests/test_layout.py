@@ -137,6 +137,41 @@ def test_the_stage_check_finds_an_import_up_the_table() -> None:
     ]
 
 
+def _kind_names_outside_kinds() -> list[str]:
+    """Where a kind's name is written as a string outside `kinds/` (a line may say why it is
+    another thing that happens to share the word, with `# not a kind`)."""
+    from evallint.kinds import KINDS
+
+    names = {k.name for k in KINDS}
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent.name == "kinds":
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Constant) and node.value in names:
+                line = lines[node.lineno - 1]
+                if "# not a kind" not in line:
+                    out.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {line.strip()}")
+    return out
+
+
+def test_kinds_are_named_only_under_kinds() -> None:
+    """Adding a kind is one module under kinds/ and its schema: rules and the engine choose
+    kinds by what they hold (`kinds.VERSIONED`, `agentv.SUITES`), never by a name."""
+    assert _kind_names_outside_kinds() == []
+
+
+def test_the_eee_versions_are_written_once() -> None:
+    """The EEE releases are listed in `kinds/eee.py`; the CLI and the config schema take them
+    from there (the config schema is generated)."""
+    pattern = re.compile(r"0\.0\.1\W+0\.1\.0\W+0\.2\.0")
+    sources = [*PACKAGE.rglob("*.py"), *(REPO / "tools").rglob("*.py")]
+    found = [p.relative_to(REPO).as_posix() for p in sources if pattern.search(p.read_text())]
+    assert found == ["src/evallint/kinds/eee.py"]
+
+
 def test_no_import_circles() -> None:
     graph = _graph()
     assert len(graph) > 40  # the walk found the package

@@ -9,8 +9,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+import schemas
 
-import schema_source
 from conftest import REPO
 from evallint.parse import parse
 from evallint.validation.schemas import (
@@ -138,10 +138,10 @@ def _at(schema: Any, where: str) -> Any:
 
 
 def test_generated_schemas_are_up_to_date() -> None:
-    for name, build in schema_source.all_schemas().items():
+    for name, build in schemas.all_schemas().items():
         committed = (REPO / "schema" / f"{name}.schema.json").read_text()
-        assert committed == schema_source.render(build()), (
-            f"schema/{name}.schema.json is stale: run python tests/schema_source.py"
+        assert committed == schemas.render(build()), (
+            f"schema/{name}.schema.json is stale: run python tests/schemas.py"
         )
 
 

@@ -6,13 +6,11 @@ import json
 from pathlib import Path
 
 from evallint.errors import EvallintError
+from evallint.kinds import KINDS
 from evallint.validation.schemas import schema_dir
 
-GLOBS = {
-    "rubric": ["**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"],
-    "judge": ["**/judges/**/*.yaml", "**/judges/**/*.yml"],
-    "dataset": ["**/datasets/**/*.yaml", "**/datasets/**/*.yml"],
-}
+# schema name -> the globs its kind is found by in the conventional layout
+GLOBS = {k.schema: list(k.editor_globs) for k in KINDS if k.schema and k.editor_globs}
 
 
 def schema_entries(folder: str) -> dict[str, list[str]]:

@@ -70,6 +70,9 @@ def _add_base_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from evallint.kinds.eee import CHECKED
+    from evallint.output import FORMATTERS
+
     parser = argparse.ArgumentParser(prog="evallint", description="Lint LLM evaluation files.")
     parser.add_argument("--version", action="version", version=f"evallint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -77,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="*", metavar="PATH")
     check.add_argument(
         "--format",
-        choices=["auto", "text", "json", "sarif", "github"],
+        choices=["auto", *FORMATTERS],
         default="auto",
         help="auto: github under GitHub Actions, else text",
     )
@@ -118,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--eee-version",
-        choices=["0.0.1", "0.1.0", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0"],
+        choices=CHECKED,
         metavar="VERSION",
         help="check Every Eval Ever records against this schema version "
         "instead of the one they declare",

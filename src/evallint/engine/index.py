@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from evallint.config import Config
 from evallint.io.source import Source
-from evallint.kinds import KINDS, kind_named, path_kind
+from evallint.kinds import KINDS, ai_eval, kind_named, path_kind
 from evallint.parse import format_of
 from evallint.project import Entry, Project
 from evallint.read import read_entry
@@ -143,7 +143,11 @@ def _might_break(
         target = project.resolve(ref).target
         if target is None:
             return True
-        if target.path in inside and ref.namespace == "rubric" and needs(project, target.doc):
+        if (
+            target.path in inside
+            and ref.namespace == ai_eval.RUBRIC.name
+            and needs(project, target.doc)
+        ):
             return True
     return False
 

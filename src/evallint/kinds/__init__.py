@@ -16,6 +16,9 @@ from evallint.model import JSON
 __all__ = [
     "BY_NAME",
     "KINDS",
+    "NAMING_FILES",
+    "REFERRING",
+    "VERSIONED",
     "Kind",
     "claimed_kind",
     "content_kind",
@@ -43,6 +46,11 @@ KINDS: tuple[Kind, ...] = (
 )
 
 BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}
+
+# Kinds by what they hold, for rules that apply to every kind that has it.
+VERSIONED = tuple(k for k in KINDS if k.versioned)  # an id and a version the version rules track
+REFERRING = tuple(k for k in KINDS if k.references)  # rubric/{id}@{pin} references
+NAMING_FILES = tuple(k for k in KINDS if k.file_refs)  # files the format reads at run time
 
 
 def kind_named(name: str | None) -> Kind | None:

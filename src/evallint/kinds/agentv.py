@@ -160,3 +160,5 @@ V4 = _kind(
     (("tests", "criteria"), ("tests", "assertions")),
 )
 NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
+
+SUITES = (V2, SPEC, V4, NEXT)  # the AgentV dialects, oldest first

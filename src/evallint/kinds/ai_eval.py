@@ -54,6 +54,7 @@ RUBRIC = Kind(
     references=rubric_refs,
     needles=(b"checks", b"scoring"),
     markers=(("checks", "scoring"),),
+    editor_globs=("**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"),
 )
 
 JUDGE = Kind(
@@ -68,6 +69,7 @@ JUDGE = Kind(
     versioned=id_and_version,
     needles=(b"template",),
     markers=(("id", "version", "template"),),
+    editor_globs=("**/judges/**/*.yaml", "**/judges/**/*.yml"),
 )
 
 DATASET = Kind(
@@ -82,4 +84,5 @@ DATASET = Kind(
     needles=(b"questions",),
     claim=in_dir("datasets"),
     markers=(("questions",),),
+    editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml"),
 )

@@ -53,6 +53,8 @@ class Kind:
     # Top-level keys rules of other files read through the project (a split run sends only
     # these between the worker processes).
     shared: tuple[str, ...] = ()
+    # Where editors find files of this kind that carry no modeline (`evallint init vscode`).
+    editor_globs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _MADE.setdefault(self.name, self)  # the first made under a name is the registered one

@@ -93,3 +93,5 @@ INSTANCE = Kind(
     claim=lambda path: path.endswith("_samples.jsonl"),
     markers=(("evaluation_id", "sample_id", "interaction_type"),),
 )
+
+RECORDS = (AGGREGATE, INSTANCE)

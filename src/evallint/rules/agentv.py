@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from evallint.kinds import agentv
 from evallint.kinds.base import items
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
@@ -13,7 +14,6 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-AGENTV = ("agentv-v2", "agentevals", "agentv-v4", "agentv-next")
 
 # (where, key) -> what to write instead, per dialect; AgentV's own hints are the model.
 _V4_CASE = {
@@ -27,7 +27,7 @@ _V4_CASE = {
     "rubrics": "an 'assertions' entry of type 'rubrics'",
 }
 _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
-    "agentv-v4": {
+    agentv.V4.name: {
         "root": {
             "evalcases": "'tests'",
             "eval_cases": "'tests'",
@@ -41,10 +41,10 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
             "code-judge": "'code-grader'",
             "llm_judge": "'llm-grader'",
             "llm-judge": "'llm-grader'",
-            "rubric": "'rubrics'",
+            "rubric": "'rubrics'",  # not a kind: AgentV's grader type
         },
     },
-    "agentevals": {
+    agentv.SPEC.name: {
         "root": {"tests": "'evalcases' (the spec's name)"},
         "case": {
             "criteria": "'expected_outcome' (the spec's name; 'criteria' is AgentV 4's)",
@@ -57,7 +57,7 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
             "code": "'code_judge'",
         },
     },
-    "agentv-v2": {
+    agentv.V2.name: {
         "root": {"tests": "'evalcases' (this file is otherwise agentv-eval-v2)"},
         "case": {
             "expected_outcome": "'outcome' (the agentv-eval-v2 name)",
@@ -66,7 +66,7 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
         },
         "type": {"code_judge": "'code'"},
     },
-    "agentv-next": {
+    agentv.NEXT.name: {
         "root": {"evalcases": "'tests'", "assertions": "'assert' (the v5 name)"},
         "case": {
             "assertions": "'assert' (the v5 name)",
@@ -98,7 +98,7 @@ def _graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, d
             yield (*where, "execution", "evaluators", i), grader
 
 
-@rule("agentv-migration", Severity.WARNING, kinds=AGENTV)
+@rule("agentv-migration", Severity.WARNING, kinds=agentv.SUITES)
 def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A suite uses a key or grader type from another AgentV dialect, or one that was renamed.
 
@@ -143,7 +143,7 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                     f"{key!r} is not read in this dialect; use {table['case'][key]}",
                     on_key=True,
                 )
-        if ctx.kind.name == "agentv-next" and "criteria" in case and "assert" in case:
+        if ctx.kind.name == agentv.NEXT.name and "criteria" in case and "assert" in case:
             yield Finding(
                 (*where, "criteria"),
                 "'criteria' beside 'assert' is an error in "
@@ -247,7 +247,7 @@ def _range_problem(low: int | None, high: int | None, expected: int) -> str | No
     return None
 
 
-@rule("score-ranges", Severity.ERROR, kinds=AGENTV)
+@rule("score-ranges", Severity.ERROR, kinds=agentv.SUITES)
 def score_ranges(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Rubric score ranges are not whole numbers 0 to 10, in order, without overlaps or gaps.
 

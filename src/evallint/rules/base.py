@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from evallint.model import Finding, Severity
 
 if TYPE_CHECKING:
+    from evallint.kinds import Kind
     from evallint.parse import Document
     from evallint.rules.api import Context
 
@@ -80,7 +81,7 @@ def rule(
     rule_id: str,
     severity: Severity,
     *,
-    kinds: Iterable[str] = (),
+    kinds: Iterable[Kind] = (),
     strict: Severity | None = None,
     cross_file: bool = False,
     needs_base: bool = False,
@@ -94,7 +95,7 @@ def rule(
         return Rule(
             rule_id,
             severity,
-            frozenset(kinds),
+            frozenset(k.name for k in kinds),
             summary,
             description,
             check,

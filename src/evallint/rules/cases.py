@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.kinds import abp, agentv
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -13,9 +14,7 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-@rule(
-    "duplicate-case-id", Severity.ERROR, kinds=("abp-evals", "agentv-v2", "agentevals", "agentv-v4")
-)
+@rule("duplicate-case-id", Severity.ERROR, kinds=(abp.EVALS, agentv.V2, agentv.SPEC, agentv.V4))
 def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two cases (tests) in one file share an id.
 
@@ -44,7 +43,7 @@ def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
             seen[ident] = pointer
 
 
-@rule("evals-key-missing", Severity.ERROR, kinds=("abp-evals",))
+@rule("evals-key-missing", Severity.ERROR, kinds=(abp.EVALS,))
 def evals_key_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An evals.json has no `evals` list, so its runner runs no case at all.
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from evallint.kinds import items
+from evallint.kinds import agentv, ai_eval, items
 from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -86,7 +86,7 @@ def compile_error(pattern: str, flags: int = 0) -> re.error | None:
 @rule(
     "invalid-regex",
     Severity.ERROR,
-    kinds=("rubric", "agentv-v2", "agentevals", "agentv-v4", "agentv-next"),
+    kinds=(ai_eval.RUBRIC, *agentv.SUITES),
 )
 def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A regex check's pattern does not compile.
@@ -107,7 +107,7 @@ def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
         checks: [{kind: regex, id: version, pattern: 'v(\\d+)'}]
         scoring: {combine: all_pass}
     """
-    if ctx.kind.name != "rubric":
+    if ctx.kind.name != ai_eval.RUBRIC.name:
         for pointer, text in _agentv_patterns(doc):
             found = _js_problem(doc, pointer, text)
             if found is not None:
@@ -254,7 +254,7 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
             yield from schema_problems(value, here)
 
 
-@rule("invalid-json-schema", Severity.ERROR, kinds=("rubric",))
+@rule("invalid-json-schema", Severity.ERROR, kinds=(ai_eval.RUBRIC,))
 def invalid_json_schema(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A json_schema check embeds something that is not a valid JSON Schema.
 
@@ -286,7 +286,7 @@ def invalid_json_schema(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding(pointer, message, on_key=on_key)
 
 
-@rule("weight-ignored", Severity.NOTE, kinds=("rubric",))
+@rule("weight-ignored", Severity.NOTE, kinds=(ai_eval.RUBRIC,))
 def weight_ignored(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A check has a `weight`, but the rubric does not combine with `weighted_avg`.
 

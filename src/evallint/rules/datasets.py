@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from evallint.kinds import items
+from evallint.kinds import ai_eval, items
 from evallint.model import Finding, Severity
 from evallint.parse import Document
 from evallint.refs import parse_ref
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-@rule("duplicate-question-id", Severity.ERROR, kinds=("dataset",))
+@rule("duplicate-question-id", Severity.ERROR, kinds=(ai_eval.DATASET,))
 def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two questions in one dataset share an id.
 
@@ -70,7 +70,7 @@ def _needs(project: Project, rubric: Document) -> dict[str, str]:
     return out
 
 
-@rule("question-missing-inputs", Severity.WARNING, kinds=("dataset",), cross_file=True)
+@rule("question-missing-inputs", Severity.WARNING, kinds=(ai_eval.DATASET,), cross_file=True)
 def question_missing_inputs(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A question's rubric needs `expected_facts` or `expected_tools` the question does not give.
 

@@ -6,6 +6,7 @@ import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.kinds import ai_eval, eee
 from evallint.kinds.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
 from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
@@ -16,12 +17,12 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-@rule("eee-schema-version", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"))
+@rule("eee-schema-version", Severity.ERROR, kinds=eee.RECORDS)
 def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An EEE record declares no `schema_version`, or one no EEE release has.
 
     Each record is validated against the schema of the version it declares, so the version must
-    be one of the released ones: 0.0.1, 0.1.0, 0.2.0 to 0.2.3, 0.3.0.
+    be a released one, from 0.0.1 to 0.3.0 (the values `--eee-version` accepts).
 
     Bad (data/helm/acme/model-x/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.9", "evaluation_results": []}
@@ -89,7 +90,7 @@ def companion_path(doc: Document) -> tuple[str, str] | None:
     return written, joined
 
 
-@rule("eee-companion", Severity.ERROR, kinds=("eee-aggregate", "eee-instance"), reads_files=True)
+@rule("eee-companion", Severity.ERROR, kinds=eee.RECORDS, reads_files=True)
 def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An aggregate's instance file is missing, or an instance file has no aggregate.
 
@@ -107,7 +108,7 @@ def eee_companion(doc: Document, ctx: Context) -> Iterator[Finding]:
     others = ctx.others
     if others is None:
         return
-    if ctx.kind.name == "eee-aggregate":
+    if ctx.kind.name == eee.AGGREGATE.name:
         problem = _companion_problem(companion_path(doc), ctx)
         if problem:
             yield Finding(("detailed_evaluation_results", "file_path"), problem)
@@ -151,7 +152,7 @@ def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], Scan] | 
     return (detailed, scanned) if scanned is not None and isinstance(detailed, dict) else None
 
 
-@rule("eee-checksum", Severity.ERROR, kinds=("eee-aggregate",))
+@rule("eee-checksum", Severity.ERROR, kinds=(eee.AGGREGATE,))
 def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
     """The companion file's checksum is not the one the aggregate declares.
 
@@ -179,7 +180,7 @@ def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
 
 
-@rule("eee-total-rows", Severity.ERROR, kinds=("eee-aggregate",))
+@rule("eee-total-rows", Severity.ERROR, kinds=(eee.AGGREGATE,))
 def eee_total_rows(doc: Document, ctx: Context) -> Iterator[Finding]:
     """`total_rows` is not the number of records in the companion file.
 
@@ -213,7 +214,7 @@ def _aggregate_of(doc: Document, ctx: Context) -> Document | None:
     return found if found is not None and isinstance(found.data, dict) else None
 
 
-@rule("eee-instance-ids", Severity.ERROR, kinds=("eee-instance",))
+@rule("eee-instance-ids", Severity.ERROR, kinds=(eee.INSTANCE,))
 def eee_instance_ids(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An instance record does not belong to its aggregate.
 
@@ -291,7 +292,7 @@ def sample_hashes(record: dict[str, object]) -> dict[str, str]:
     return {name: hashlib.sha256(t.encode("utf-8")).hexdigest() for name, t in text.items()}
 
 
-@rule("eee-sample-hash", Severity.WARNING, kinds=("eee-instance",))
+@rule("eee-sample-hash", Severity.WARNING, kinds=(eee.INSTANCE,))
 def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A record's `sample_hash` is not EEE's canonical hash of its input.
 
@@ -321,7 +322,7 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
 
 
-_VERSION_MAPS = {"rubric_versions": "rubric", "judge_versions": "judge"}
+_VERSION_MAPS = {"rubric_versions": ai_eval.RUBRIC.name, "judge_versions": ai_eval.JUDGE.name}
 
 
 def _details(data: object, where: Pointer) -> Iterator[tuple[Pointer, dict[str, object]]]:
@@ -366,7 +367,7 @@ def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
                     yield here, item
 
 
-@rule("eee-envelope-ref", Severity.ERROR, kinds=("eee-aggregate",), cross_file=True)
+@rule("eee-envelope-ref", Severity.ERROR, kinds=(eee.AGGREGATE,), cross_file=True)
 def eee_envelope_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A result record names a rubric or judge version the repository does not define.
 
@@ -386,7 +387,7 @@ def eee_envelope_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     from evallint.refs import parse_ref
 
-    if not (ctx.project.ids("rubric") or ctx.project.ids("judge")):
+    if not (ctx.project.ids(ai_eval.RUBRIC.name) or ctx.project.ids(ai_eval.JUDGE.name)):
         return
     for pointer, text in envelope_refs(doc.data):
         ref = parse_ref(text)

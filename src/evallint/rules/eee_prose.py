@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.kinds import eee
 from evallint.kinds.base import items
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-AGGREGATE = ("eee-aggregate",)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 _EPOCH = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
 
@@ -28,7 +28,7 @@ def _ids(ctx: Context) -> dict[str, list[str]]:
         for path, entry in sorted(ctx.project.entries.items()):
             data = entry.doc.data
             if (
-                entry.kind.name == "eee-aggregate"
+                entry.kind.name == eee.AGGREGATE.name
                 and isinstance(data, dict)
                 and isinstance(data.get("evaluation_id"), str)
             ):
@@ -38,7 +38,7 @@ def _ids(ctx: Context) -> dict[str, list[str]]:
     return found
 
 
-@rule("eee-duplicate-evaluation-id", Severity.WARNING, kinds=AGGREGATE)
+@rule("eee-duplicate-evaluation-id", Severity.WARNING, kinds=(eee.AGGREGATE,))
 def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Several records share one `evaluation_id`, which EEE's datastore keys results by.
 
@@ -62,7 +62,7 @@ def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding
         yield Finding(("evaluation_id",), f"evaluation_id {ident!r} is also used by {listed}")
 
 
-@rule("eee-layout", Severity.WARNING, kinds=AGGREGATE)
+@rule("eee-layout", Severity.WARNING, kinds=(eee.AGGREGATE,))
 def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A record is not at `data/<collection>/<developer>/<model>/<uuid>.json`.
 
@@ -101,7 +101,7 @@ def _bound(value: object) -> float | None:
     return None
 
 
-@rule("eee-score-range", Severity.WARNING, kinds=AGGREGATE)
+@rule("eee-score-range", Severity.WARNING, kinds=(eee.AGGREGATE,))
 def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A score lies outside its metric's `min_score`..`max_score`, or a levels score is off.
 
@@ -138,7 +138,7 @@ def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule("eee-retrieved-timestamp", Severity.WARNING, kinds=AGGREGATE)
+@rule("eee-retrieved-timestamp", Severity.WARNING, kinds=(eee.AGGREGATE,))
 def eee_retrieved_timestamp(doc: Document, ctx: Context) -> Iterator[Finding]:
     """`retrieved_timestamp` is not a Unix time written as a string.
 

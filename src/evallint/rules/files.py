@@ -10,6 +10,7 @@ import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.kinds import NAMING_FILES
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -17,15 +18,6 @@ if TYPE_CHECKING:
     from evallint.kinds.base import FileRef
     from evallint.parse import Document
     from evallint.rules.api import Context
-
-FILE_KINDS = (
-    "abp-evals",
-    "abp-static-checks",
-    "agentv-v2",
-    "agentevals",
-    "agentv-v4",
-    "agentv-next",
-)
 
 
 def resolve(doc_path: str, ref: FileRef) -> str | None:
@@ -61,7 +53,7 @@ def _folders(files: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-@rule("missing-file", Severity.ERROR, kinds=FILE_KINDS, reads_files=True)
+@rule("missing-file", Severity.ERROR, kinds=NAMING_FILES, reads_files=True)
 def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A file the eval names does not exist in the project, or lies outside it.
 

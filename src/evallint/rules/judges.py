@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from evallint.kinds import ai_eval
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -76,7 +77,7 @@ def template_problems(raw: str, known: tuple[str, ...]) -> Iterator[tuple[int, i
             yield m.start(), m.end(), f"unbalanced {m.group(0)!r} in template"
 
 
-@rule("template-variable", Severity.ERROR, kinds=("judge",))
+@rule("template-variable", Severity.ERROR, kinds=(ai_eval.JUDGE,))
 def template_variable(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A judge template uses a variable the evaluator does not fill, or a malformed tag.
 
@@ -112,7 +113,7 @@ def _validation(doc: Document) -> dict[str, object]:
     return found if isinstance(found, dict) else {}
 
 
-@rule("judge-validation-stale", Severity.WARNING, kinds=("judge",), strict=Severity.ERROR)
+@rule("judge-validation-stale", Severity.WARNING, kinds=(ai_eval.JUDGE,), strict=Severity.ERROR)
 def judge_validation_stale(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A judge's validation is older than the allowed age (90 days by default).
 
@@ -149,7 +150,7 @@ def judge_validation_stale(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
 
 
-@rule("judge-validation-version", Severity.WARNING, kinds=("judge",))
+@rule("judge-validation-version", Severity.WARNING, kinds=(ai_eval.JUDGE,))
 def judge_validation_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A judge's validation figures were measured on another version of it.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.kinds import ai_eval
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -78,13 +79,13 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 def known_check_kinds() -> list[str]:
-    kinds: list[str] = load_schema("rubric")["definitions"]["check"]["properties"]["kind"][
-        "examples"
-    ]
+    kinds: list[str] = load_schema(ai_eval.RUBRIC.name)["definitions"]["check"]["properties"][
+        "kind"
+    ]["examples"]
     return kinds
 
 
-@rule("unknown-check-kind", Severity.WARNING, kinds=("rubric",))
+@rule("unknown-check-kind", Severity.WARNING, kinds=(ai_eval.RUBRIC,))
 def unknown_check_kind(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A rubric check has a `kind` no built-in executor runs.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import items
+from evallint.kinds import REFERRING, ai_eval, items
 from evallint.model import Finding, Pointer, Severity
 from evallint.project import Definition, Entry, Project, Resolution
 from evallint.rules.base import rule
@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-REF_KINDS = ("dataset", "rubric")
-
 
 def resolutions(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Resolution]]:
     for pointer, _text, ref in ctx.project.references(Entry(doc, ctx.kind)):
@@ -24,7 +22,7 @@ def resolutions(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Resoluti
             yield pointer, ctx.project.resolve(ref)
 
 
-@rule("unknown-ref", Severity.ERROR, kinds=REF_KINDS, cross_file=True)
+@rule("unknown-ref", Severity.ERROR, kinds=REFERRING, cross_file=True)
 def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A reference names a rubric or judge id that no file in the project defines.
 
@@ -56,7 +54,7 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield Finding(pointer, f"no {ref.namespace} with id {ref.id!r} in the project{tail}")
 
 
-@rule("unknown-ref-version", Severity.ERROR, kinds=REF_KINDS, cross_file=True)
+@rule("unknown-ref-version", Severity.ERROR, kinds=REFERRING, cross_file=True)
 def unknown_ref_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A pinned reference matches no version of the rubric or judge it names.
 
@@ -90,7 +88,7 @@ def unknown_ref_version(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule("unpinned-ref", Severity.WARNING, kinds=REF_KINDS, strict=Severity.ERROR, cross_file=True)
+@rule("unpinned-ref", Severity.WARNING, kinds=REFERRING, strict=Severity.ERROR, cross_file=True)
 def unpinned_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A reference has no version pin, so what it grades with changes whenever a version is added.
 
@@ -128,7 +126,7 @@ def composite_targets(project: Project, rubric: Document) -> Iterator[tuple[Poin
             from evallint.refs import parse_ref
 
             ref = parse_ref(ref_text)
-            if ref is not None and ref.namespace == "rubric":
+            if ref is not None and ref.namespace == ai_eval.RUBRIC.name:
                 yield ("checks", i, "rubric_ref"), project.resolve(ref)
 
 
@@ -158,7 +156,7 @@ def cycle_through(project: Project, start: Definition, first: Definition) -> lis
     return []
 
 
-@rule("composite-cycle", Severity.ERROR, kinds=("rubric",), cross_file=True)
+@rule("composite-cycle", Severity.ERROR, kinds=(ai_eval.RUBRIC,), cross_file=True)
 def composite_cycle(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Composite checks lead back to the rubric they start from.
 
@@ -188,7 +186,7 @@ def composite_cycle(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield Finding(pointer, f"composite references form a cycle: {chain}")
 
 
-@rule("composite-depth", Severity.ERROR, kinds=("rubric",), cross_file=True)
+@rule("composite-depth", Severity.ERROR, kinds=(ai_eval.RUBRIC,), cross_file=True)
 def composite_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A composite check includes a rubric that has composite checks itself.
 
@@ -231,7 +229,9 @@ def composite_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule("duplicate-definition", Severity.ERROR, kinds=("rubric", "judge"), cross_file=True)
+@rule(
+    "duplicate-definition", Severity.ERROR, kinds=(ai_eval.RUBRIC, ai_eval.JUDGE), cross_file=True
+)
 def duplicate_definition(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two files define the same id and version.
 

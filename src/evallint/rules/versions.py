@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import semver
 
+from evallint.kinds import VERSIONED
 from evallint.kinds.projection import Change, Policy, changes, policy_for, project
 from evallint.model import Finding, Severity
 from evallint.project import Definition
@@ -21,8 +22,6 @@ from evallint.rules.base import rule
 if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
-
-VERSIONED = ("rubric", "judge", "dataset")
 
 
 def smallest_major(v: semver.Version) -> semver.Version:

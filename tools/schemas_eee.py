@@ -1,7 +1,7 @@
 """Every Eval Ever aggregate record schemas, one per version, written as 0.2.0 plus deltas.
 
 The constraints follow EEE's published schemas (see docs/formats/eee.md §3 for what changed in
-each version); the descriptions are ours. `tests/schema_source.py` writes them to schema/eee/.
+each version); the descriptions are ours. `tools/schemas.py` writes them to schema/eee/.
 """
 
 from __future__ import annotations

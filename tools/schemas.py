@@ -1,7 +1,8 @@
-"""Writes schema/{dataset,rubric,judge}.schema.json; shared patterns are spelt once here.
+"""Writes every schema under schema/; shared patterns are spelt once here.
 
-Run: python tests/schema_source.py  (the JSON files are committed; a test checks they are
-up to date, so an edit here without a rerun fails the suite).
+Run: python tools/schemas.py  (the JSON files are committed; a test checks they are up to date,
+so an edit here without a rerun fails the suite). Facts evallint's code owns, such as the EEE
+versions, are read from the package, so they are written once.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from evallint.kinds.eee import CHECKED
 
 NUM = "(?:0|[1-9][0-9]*)"
 _IDENT = "(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
@@ -932,6 +935,93 @@ def agentv_next() -> S:
     )
 
 
+def config() -> S:
+    """The configuration: the [tool.evallint] table, or .evallint.toml."""
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "urn:evallint:schema:config",
+        "title": "evallint configuration",
+        "description": "The [tool.evallint] table of pyproject.toml, or the whole of "
+        ".evallint.toml.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "strict": {
+                "type": "boolean",
+                "description": "Warnings fail the run too (exit code 1).",
+            },
+            "exclude": {
+                "type": "array",
+                "description": "Globs of paths never checked, relative to the project root.",
+                "items": {"type": "string"},
+            },
+            "kinds": {
+                "type": "object",
+                "description": "Kind name to the globs of files of that kind; wins "
+                "over every other evidence.",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
+            "rules": {
+                "type": "object",
+                "description": "Rule id to its severity, or off.",
+                "additionalProperties": {"enum": ["error", "warning", "note", "off"]},
+            },
+            "select": {
+                "type": "array",
+                "description": "Only these rules run (parse-error always does).",
+                "items": {"type": "string"},
+            },
+            "ignore": {
+                "type": "array",
+                "description": "These rules do not run.",
+                "items": {"type": "string"},
+            },
+            "max-file-size": {
+                "type": "integer",
+                "description": "Largest file read, in bytes; a larger eval file is a parse-error.",
+                "minimum": 1,
+            },
+            "max-repeats": {
+                "type": "integer",
+                "description": "Identical problems (same rule, same message) "
+                "printed per file in the text output and "
+                "annotations before the rest are only counted; "
+                "0 prints them all. JSON and SARIF always "
+                "carry every finding.",
+                "minimum": 0,
+            },
+            "template-variables": {
+                "type": "array",
+                "description": "Variables a judge template may use; "
+                "replaces the default input, output, "
+                "expected, context.",
+                "items": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_.]*$"},
+            },
+            "validation-max-age-days": {
+                "type": "integer",
+                "description": "Days after "
+                "validation.validated_at before a "
+                "judge's TPR/TNR figures count as "
+                "stale.",
+                "minimum": 1,
+            },
+            "non-score-fields": {
+                "type": "object",
+                "description": "Kind (rubric, judge, dataset) to more "
+                "fields that cannot change a score, for "
+                "the version rules.",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
+            "eee-version": {
+                "description": "Validate every Every Eval Ever record against "
+                "this schema version instead of the one it "
+                "declares, to see what an upgrade would break.",
+                "enum": list(CHECKED),
+            },
+        },
+    }
+
+
 def render(schema: S) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
@@ -946,12 +1036,13 @@ SCHEMAS = {
     "agentevals": agentevals,
     "agentv-v4": agentv_v4,
     "agentv-next": agentv_next,
+    "config": config,
 }
 
 
 def all_schemas() -> dict[str, Any]:
     """Schema name (its path under schema/, without .schema.json) to its builder."""
-    from schema_eee import AGGREGATES, INSTANCES
+    from schemas_eee import AGGREGATES, INSTANCES
 
     out: dict[str, Any] = dict(SCHEMAS)
     out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
