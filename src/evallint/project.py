@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import semver
 
+from evallint.facts import Facts
 from evallint.kinds import Kind
 from evallint.model import Pointer
 from evallint.parse import Document
@@ -57,8 +58,7 @@ class Project:
         self.entries: dict[str, Entry] = {}
         self.defs: dict[tuple[str, str], list[Definition]] = {}
         self._resolved: dict[Ref, Resolution] = {}
-        # Derived facts rules compute once per project (keyed by rule-chosen names).
-        self.memo: dict[object, object] = {}
+        self.facts = Facts()  # what rules work out once per project
         for entry in entries if ordered else sorted(entries, key=lambda e: e.doc.path):
             self.add(entry)
 

@@ -123,10 +123,7 @@ def _check_document(
 
 
 def _suppressions(doc: Document) -> dict[int, Suppression]:
-    found = doc.memo.get("ignores")
-    if found is None:
-        found = doc.memo["ignores"] = suppressions.find(doc.text)
-    return found
+    return doc.facts.get(suppressions.find, doc.text)
 
 
 def _silenced(notes: dict[int, Suppression], d: Diagnostic, used: set[tuple[int, str]]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evallint.facts import Facts
 from evallint.model import JSON, Pointer, Span
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import Loaded, Problem, SourceMap
@@ -33,24 +34,16 @@ class Document:
     data: JSON
     ok: bool  # False when the text could not be read as data at all
     problems: tuple[Problem, ...]
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    facts: Facts = field(default_factory=Facts, compare=False, repr=False)  # worked out once
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
-        # Positional, without the memo (a cache): slotted dataclasses otherwise pickle through
+        # Positional, without the facts (a cache): slotted dataclasses otherwise pickle through
         # dataclasses.fields() for every object, a third of sending a split run's index.
         return (Document, (self.path, self.fmt, self.text, self.data, self.ok, self.problems))
 
     def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
-        if "smap" not in self.memo:
-            if self.fmt == "json" and not self.problems:
-                # Duplicate-free JSON without NaN (the first parse reports those as problems):
-                # seek the spans, without parsing the file again.
-                self.memo["smap"] = seeking_map(self.text)
-            else:
-                self.memo["smap"] = _LOADERS[self.fmt](self.text, record=True).smap
-        smap: SourceMap | None = self.memo["smap"]
-        return smap
+        return self.facts.get(_source_map, self)
 
     def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
         smap = self.source_map()
@@ -81,6 +74,14 @@ class Document:
             return self.locate(pointer)
         base = smap.lines.offset(span.line, span.column)
         return smap.lines.span(base + start, base + end)
+
+
+def _source_map(doc: Document) -> SourceMap | None:
+    if doc.fmt == "json" and not doc.problems:
+        # Duplicate-free JSON without NaN (the first parse reports those as problems): seek the
+        # spans, without parsing the file again.
+        return seeking_map(doc.text)
+    return _LOADERS[doc.fmt](doc.text, record=True).smap
 
 
 def format_of(path: str) -> Format | None:

@@ -60,15 +60,34 @@ class Others:
 
 
 _At = TypeVar("_At", bound=SchemaError | ObjectKeys)  # a finding of a unit, at a pointer
-_T = TypeVar("_T")
+Unit = tuple[Pointer, str, JSON]  # where, which schema, the data
 
 
-def _memo(doc: Document, key: str, compute: Callable[[], _T]) -> _T:
-    """Worked out once per document, whichever rule asks first."""
-    if key not in doc.memo:
-        doc.memo[key] = compute()
-    found: _T = doc.memo[key]
-    return found
+def _schema_errors(doc: Document, ctx: Context) -> list[SchemaError]:
+    return ctx._per_unit(doc, validate)
+
+
+def _object_keys(doc: Document, ctx: Context) -> list[ObjectKeys]:
+    return ctx._per_unit(doc, unknown_keys)
+
+
+def _units(doc: Document, ctx: Context) -> list[Unit]:
+    """(where, schema, data) for the document, or for each record of a JSONL kind."""
+    kind = ctx.kind
+    records = (
+        enumerate(doc.data)
+        if kind.per_record and isinstance(doc.data, list)
+        else [(None, doc.data)]
+    )
+    out: list[Unit] = []
+    forced = ctx.config.eee_version
+    for i, data in records:
+        name = (
+            kind.forced_schema(forced) if forced and kind.forced_schema else kind.schema_for(data)
+        )
+        if name:
+            out.append((() if i is None else (i,), name, data))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,35 +106,16 @@ class Context:
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
-        return _memo(doc, "schema", lambda: self._per_unit(doc, validate))
+        return doc.facts.get(_schema_errors, doc, self)
 
     def object_keys(self, doc: Document) -> list[ObjectKeys]:
-        return _memo(doc, "keys", lambda: self._per_unit(doc, unknown_keys))
+        return doc.facts.get(_object_keys, doc, self)
 
     def _per_unit(self, doc: Document, check: Callable[[str, JSON], list[_At]]) -> list[_At]:
         """`check` on each unit of the document, its pointers made the document's."""
-        units = _memo(doc, "units", lambda: self._units(doc))
+        units = doc.facts.get(_units, doc, self)
         return [
             replace(found, pointer=(*at, *found.pointer))
             for at, name, data in units
             for found in check(name, data)
         ]
-
-    def _units(self, doc: Document) -> list[tuple[Pointer, str, JSON]]:
-        """(where, schema, data) for the document, or for each record of a JSONL kind."""
-        records = (
-            enumerate(doc.data)
-            if self.kind.per_record and isinstance(doc.data, list)
-            else [(None, doc.data)]
-        )
-        out: list[tuple[Pointer, str, JSON]] = []
-        forced = self.config.eee_version
-        for i, data in records:
-            name = (
-                self.kind.forced_schema(forced)
-                if forced and self.kind.forced_schema
-                else self.kind.schema_for(data)
-            )
-            if name:
-                out.append((() if i is None else (i,), name, data))
-        return out

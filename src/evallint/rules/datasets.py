@@ -51,10 +51,7 @@ def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def needs(project: Project, rubric: Document) -> dict[str, str]:
     """Question fields a rubric relies on, with the check that needs each, composites included."""
-    key = ("needs", rubric.path)
-    if key not in project.memo:
-        project.memo[key] = _needs(project, rubric)
-    return project.memo[key]  # type: ignore[return-value]
+    return project.facts.get(_needs, project, rubric, key=rubric.path)
 
 
 def _needs(project: Project, rubric: Document) -> dict[str, str]:

@@ -14,6 +14,7 @@ from evallint.rules.eee import datastore_root
 
 if TYPE_CHECKING:
     from evallint.parse import Document
+    from evallint.project import Project
     from evallint.rules.api import Context
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -22,20 +23,20 @@ _EPOCH = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
 
 def _ids(ctx: Context) -> dict[str, list[str]]:
     """evaluation_id -> the files that use it, over every record the run has read."""
-    key = ("eee-ids",)
-    if key not in ctx.project.memo:
-        groups: dict[str, list[str]] = {}
-        for path, entry in sorted(ctx.project.entries.items()):
-            data = entry.doc.data
-            if (
-                entry.kind.name == eee.AGGREGATE.name
-                and isinstance(data, dict)
-                and isinstance(data.get("evaluation_id"), str)
-            ):
-                groups.setdefault(data["evaluation_id"], []).append(path)
-        ctx.project.memo[key] = groups
-    found: dict[str, list[str]] = ctx.project.memo[key]  # type: ignore[assignment]
-    return found
+    return ctx.project.facts.get(_group_ids, ctx.project)
+
+
+def _group_ids(project: Project) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for path, entry in sorted(project.entries.items()):
+        data = entry.doc.data
+        if (
+            entry.kind.name == eee.AGGREGATE.name
+            and isinstance(data, dict)
+            and isinstance(data.get("evaluation_id"), str)
+        ):
+            groups.setdefault(data["evaluation_id"], []).append(path)
+    return groups
 
 
 @rule("eee-duplicate-evaluation-id", Severity.WARNING, kinds=(eee.AGGREGATE,))

@@ -76,10 +76,7 @@ def _what(found: list[Change]) -> str:
 
 
 def verdict(doc: Document, ctx: Context) -> Verdict | None:
-    if "version" not in doc.memo:
-        doc.memo["version"] = _verdict(doc, ctx)
-    found: Verdict | None = doc.memo["version"]
-    return found
+    return doc.facts.get(_verdict, doc, ctx)
 
 
 def _verdict(doc: Document, ctx: Context) -> Verdict | None:
