@@ -172,6 +172,21 @@ def test_the_eee_versions_are_written_once() -> None:
     assert found == ["src/evallint/kinds/eee.py"]
 
 
+def test_no_module_imports_another_ones_private_names() -> None:
+    """What one module shares with another is public: a rule family that needs another's
+    helper gets it from the layer below (the kind's own module), not from the family."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("evallint"):
+                out += [
+                    f"{path.relative_to(PACKAGE)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert out == []
+
+
 def test_no_import_circles() -> None:
     graph = _graph()
     assert len(graph) > 40  # the walk found the package

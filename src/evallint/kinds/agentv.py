@@ -130,6 +130,23 @@ def file_refs(data: JSON) -> Iterator[FileRef]:
 _YAML = frozenset({"yaml"})
 
 
+def case_list(data: JSON) -> tuple[str, list[tuple[int, dict[str, JSON]]]]:
+    """The key a suite lists its cases under (the dialects differ), and each case object."""
+    key = "evalcases" if isinstance(data, dict) and "evalcases" in data else "tests"
+    return key, list(items(data, key))
+
+
+def graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    """Each grader object of a case, under any dialect's key, with where it is."""
+    for key in ("assertions", "assert", "evaluators"):
+        for i, grader in items(case, key):
+            yield (*where, key, i), grader
+    execution = case.get("execution")
+    if isinstance(execution, dict):
+        for i, grader in items(execution, "evaluators"):
+            yield (*where, "execution", "evaluators", i), grader
+
+
 def _kind(
     name: str,
     title: str,

@@ -6,7 +6,6 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
-from evallint.kinds.base import items
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 
@@ -83,21 +82,6 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
 }
 
 
-def _case_list(data: JSON) -> tuple[str, list[tuple[int, dict[str, JSON]]]]:
-    key = "evalcases" if isinstance(data, dict) and "evalcases" in data else "tests"
-    return key, list(items(data, key))
-
-
-def _graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
-    for key in ("assertions", "assert", "evaluators"):
-        for i, grader in items(case, key):
-            yield (*where, key, i), grader
-    execution = case.get("execution")
-    if isinstance(execution, dict):
-        for i, grader in items(execution, "evaluators"):
-            yield (*where, "execution", "evaluators", i), grader
-
-
 @rule("agentv-migration", Severity.WARNING, kinds=agentv.SUITES)
 def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A suite uses a key or grader type from another AgentV dialect, or one that was renamed.
@@ -133,7 +117,7 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"{key!r} belongs to another AgentV dialect; use {table['root'][key]}",
                 on_key=True,
             )
-    list_key, cases = _case_list(doc.data)
+    list_key, cases = agentv.case_list(doc.data)
     for i, case in cases:
         where: Pointer = (list_key, i)
         for key in case:
@@ -151,7 +135,7 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 "'assert'",
                 on_key=True,
             )
-        for at, grader in _graders(case, where):
+        for at, grader in agentv.graders(case, where):
             kind = grader.get("type")
             if isinstance(kind, str) and kind in table.get("type", {}):
                 yield Finding(

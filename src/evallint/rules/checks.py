@@ -45,11 +45,9 @@ _PY_ONLY = (
 
 
 def _agentv_patterns(doc: Document) -> Iterator[tuple[Pointer, str]]:
-    from evallint.rules.agentv import _case_list, _graders
-
-    list_key, cases = _case_list(doc.data)
+    list_key, cases = agentv.case_list(doc.data)
     for i, case in cases:
-        for at, grader in _graders(case, (list_key, i)):
+        for at, grader in agentv.graders(case, (list_key, i)):
             if grader.get("type") == "regex" and isinstance(grader.get("value"), str):
                 yield (*at, "value"), grader["value"]
 
