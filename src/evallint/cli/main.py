@@ -216,12 +216,9 @@ def _github_failure(message: str, environ: Mapping[str, str]) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    import gc
+    from evallint.engine.parallel import tune_collector
 
-    # A run allocates millions of small objects (parsed files) that hold no cycles; the default
-    # thresholds rescan them all again and again (a tenth of a large run). Cycles are still
-    # collected, less often.
-    gc.set_threshold(100_000, 50, 50)
+    tune_collector()
     from evallint.cli.selection import choose
     from evallint.cli.settings import load_config, with_flags
     from evallint.engine.run import lint

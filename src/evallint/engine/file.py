@@ -24,6 +24,7 @@ from evallint.read import chunks
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope
+from evallint.validation.schemas import Engines
 
 
 @dataclass(slots=True)
@@ -35,6 +36,7 @@ class Run:
     files: frozenset[str] = frozenset()
     outside: Callable[[str], bool] = never
     others: Others | None = None
+    engines: Engines = field(default_factory=Engines)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run

@@ -18,7 +18,6 @@ from evallint.read import read_entry
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule
-from evallint.validation.schemas import expect_many
 
 
 def lint(
@@ -53,7 +52,7 @@ def lint(
     )
     run.others = Others(source, config, run.files, run.outside)
     if len(paths) >= parallel.PARALLEL_FROM:
-        expect_many()  # before any fork, so every worker inherits it
+        run.engines.fast_from = 0  # a large run: the fast engine pays for itself at once
     crew = parallel.start(
         paths,
         parallel.count_for(len(paths), jobs),
@@ -141,4 +140,5 @@ def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> 
         run.files,
         run.outside,
         run.others,
+        engines=run.engines,
     )

@@ -19,7 +19,7 @@ from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.validation.keys import ObjectKeys, unknown_keys
-from evallint.validation.schemas import SchemaError, validate
+from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
 
 def never(path: str) -> bool:
@@ -64,11 +64,11 @@ Unit = tuple[Pointer, str, JSON]  # where, which schema, the data
 
 
 def _schema_errors(doc: Document, ctx: Context) -> list[SchemaError]:
-    return ctx._per_unit(doc, validate)
+    return ctx._per_unit(doc, lambda name, data: validate(name, data, ctx.engines))
 
 
 def _object_keys(doc: Document, ctx: Context) -> list[ObjectKeys]:
-    return ctx._per_unit(doc, unknown_keys)
+    return ctx._per_unit(doc, lambda name, data: unknown_keys(name, data, ctx.engines))
 
 
 def _units(doc: Document, ctx: Context) -> list[Unit]:
@@ -104,6 +104,7 @@ class Context:
     outside: Callable[[str], bool] = never  # a listed path that leads out of the project
     others: Others | None = None  # companion files, read on demand
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
+    engines: Engines = FEW  # when the fast validation engine is asked first
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         return doc.facts.get(_schema_errors, doc, self)

@@ -16,7 +16,8 @@ from typing import Any
 
 from evallint.model import JSON, Pointer
 from evallint.validation.schemas import (
-    bulk,
+    FEW,
+    Engines,
     compile_schema,
     deref,
     fast_compile,
@@ -36,9 +37,9 @@ class ObjectKeys:
     unknown: tuple[str, ...]
 
 
-def unknown_keys(schema_name: str, data: JSON) -> list[ObjectKeys]:
+def unknown_keys(schema_name: str, data: JSON, engines: Engines = FEW) -> list[ObjectKeys]:
     """Every object that holds keys its schema does not name, in document order."""
-    quick = bulk(f"keys:{schema_name}") and _closed_verdict(schema_name)
+    quick = engines.bulk(f"keys:{schema_name}") and _closed_verdict(schema_name)
     if quick and quick(data):
         return []  # every object holds only keys its schema names: nothing to walk for
     return walk_keys(schema_name, data)

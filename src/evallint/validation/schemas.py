@@ -12,7 +12,7 @@ import hashlib
 import importlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -111,20 +111,23 @@ def validator(name: str) -> Validator:
 
 
 FAST_FROM = 32  # documents of one schema before jsonschema-rs pays for its ~25 ms start
-_SEEN: dict[str, int] = {}
 
 
-def bulk(name: str) -> bool:
-    """Whether this is past the FAST_FROM-th use of `name`: a pre-commit run of a few files is
-    faster without loading the second engine."""
-    n = _SEEN[name] = _SEEN.get(name, 0) + 1
-    return n > FAST_FROM
+@dataclass(slots=True, eq=False)  # one per run, shared by identity
+class Engines:
+    """When a run asks the fast engine (jsonschema-rs) first: only past the `fast_from`-th
+    document of one schema, since a pre-commit run of a few files is faster without loading
+    it; a run that knows it is large says so with `fast_from=0`."""
+
+    fast_from: int = FAST_FROM
+    _seen: dict[str, int] = field(default_factory=dict)
+
+    def bulk(self, name: str) -> bool:
+        n = self._seen[name] = self._seen.get(name, 0) + 1
+        return n > self.fast_from
 
 
-def expect_many() -> None:
-    """A run of many files: use the fast engine from the first document."""
-    global FAST_FROM
-    FAST_FROM = 0
+FEW = Engines()  # for one-off validations outside a run (the configuration)
 
 
 @functools.cache
@@ -165,9 +168,9 @@ class SchemaError:
     expected: JSON  # the keyword's argument (the `type`, the `enum` list, ...)
 
 
-def validate(name: str, data: JSON) -> list[SchemaError]:
+def validate(name: str, data: JSON, engines: Engines = FEW) -> list[SchemaError]:
     try:
-        quick = bulk(name) and fast_verdict(name)
+        quick = engines.bulk(name) and fast_verdict(name)
         if quick and quick(data):
             return []
         return _run(validator(name), load_schema(name), data, ())
