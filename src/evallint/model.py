@@ -37,6 +37,25 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class Fix:
+    """A safe edit a rule offers: inside the source text of the value at `pointer`, `old`
+    becomes `new`; the rest (quotes, comments, layout) stays as written."""
+
+    pointer: Pointer
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A fix placed in a file: characters `start` to `end` of its text become `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """What a rule yields: symbolic (a pointer into the data), no position, no severity."""
 
@@ -49,6 +68,7 @@ class Finding:
     # Findings of one rule and group count together for the repeat cap (default: the message);
     # for messages that differ in each record but tell of one problem.
     group: str | None = None
+    fix: Fix | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +93,7 @@ class Diagnostic:
     # Findings of one rule, file and group are capped together for people (default: message).
     group: str = field(default="", compare=False)
     more: int = 0  # like findings after this one that the repeat cap left out
+    fix: Edit | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:

@@ -1,37 +1,36 @@
-"""`evallint bump`: raise the versions the version rules ask to raise, touching only those scalars.
+"""`evallint bump`: apply the fixes the version rules offer, touching only those scalars.
 
-Edits are made on the text, at the spans the parser found, so comments, quoting, key order and
-line endings stay exactly as they were.
+It is a check run (the same reading, index and rules as `evallint check`, with the version
+rules that can ask for a bump) whose fixes are written. Edits are made on the text, at the
+spans the parser found, so comments, quoting, key order and line endings stay as they were.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evallint.baseline import Baseline
 from evallint.config import Config
-from evallint.engine import index
-from evallint.engine.run import base_project
+from evallint.engine.run import lint
 from evallint.io.source import Source
-from evallint.model import Pointer
-from evallint.parse import Document
-from evallint.project import Entry, Project
+from evallint.model import Edit, Fix
+from evallint.project import Entry
 from evallint.read import read_entry
-from evallint.rules.api import Context
-from evallint.rules.versions import verdict
+from evallint.rules import BY_ID
 
 BUMPED = ("version-not-bumped", "version-bump-too-small")
 
 
 @dataclass(frozen=True, slots=True)
-class Edit:
+class Change:
+    """One edit of one file, with what it replaces (for the pins and the printed list)."""
+
     path: str
-    pointer: Pointer
+    edit: Edit
     old: str
-    new: str
 
 
 def bump(
@@ -43,39 +42,48 @@ def bump(
     baseline: Baseline,
     *,
     update_refs: bool,
+    today: datetime.date | None = None,
 ) -> list[str]:
-    entries = [e for e in (read_entry(p, source, config) for p in paths) if isinstance(e, Entry)]
-    indexed = index.build(entries, list(tree), source, config, also=baseline.entries)
-    base = base_project(indexed.project, baseline)
-    edits: list[Edit] = []
-    for entry in entries:
-        ctx = Context(entry.kind, config, indexed.project, datetime.date.today(), baseline, base)
-        found = verdict(entry.doc, ctx)
-        if found is not None and found.rule in BUMPED and found.bump_to is not None:
-            old = entry.doc.data["version"]
-            edits.append(Edit(entry.doc.path, ("version",), old, str(found.bump_to)))
-    moved = {(e, _ref_prefix(indexed.project, e)) for e in edits}
+    # Whatever the configuration selects, bump runs the rules it is named for.
+    wanted = replace(config, select=BUMPED, ignore=())
+    rules = [BY_ID[r] for r in BUMPED]
+    report = lint(paths, source, wanted, tree=tree, today=today, baseline=baseline, rules=rules)
+    texts: dict[str, str] = {}
+    changes = []
+    for d in report.diagnostics:
+        if d.rule in BUMPED and d.fix is not None:
+            text = texts.setdefault(d.path, _text(source, d.path))
+            changes.append(Change(d.path, d.fix, text[d.fix.start : d.fix.end]))
     if update_refs:
-        edits += _pin_edits(moved, tree, source, config)
-    return _apply(edits, indexed.project, source, config, root)
+        changes += _pin_changes(changes, tree, source, config, texts)
+    return _write(changes, texts, source, root)
 
 
-def _ref_prefix(project: Project, edit: Edit) -> str:
-    entry = project.entries.get(edit.path)
-    if entry is None or not entry.kind.namespace or not entry.kind.defines:
+def _text(source: Source, path: str) -> str:
+    return source.read(path).decode("utf-8").removeprefix("\ufeff")
+
+
+def _ref_prefix(path: str, source: Source, config: Config) -> str:
+    """`rubric/{id}@` for a file that defines a rubric or judge; "" for others."""
+    found = read_entry(path, source, config)
+    if not isinstance(found, Entry) or not found.kind.namespace or not found.kind.defines:
         return ""
-    found = entry.kind.defines(entry.doc.data)
-    return f"{entry.kind.namespace}/{found[0]}@" if found else ""
+    defined = found.kind.defines(found.doc.data)
+    return f"{found.kind.namespace}/{defined[0]}@" if defined else ""
 
 
-def _pin_edits(
-    moved: set[tuple[Edit, str]], tree: Sequence[str], source: Source, config: Config
-) -> list[Edit]:
+def _pin_changes(
+    bumped: list[Change], tree: Sequence[str], source: Source, config: Config, texts: dict[str, str]
+) -> list[Change]:
     """Exact pins on a version that no longer exists now point at the version it became."""
-    targets = {prefix + e.old: prefix + e.new for e, prefix in moved if prefix}
+    targets = {}
+    for c in bumped:
+        prefix = _ref_prefix(c.path, source, config)
+        if prefix:
+            targets[prefix + c.old] = prefix + c.edit.text
     out = []
     leaves = getattr(source, "outside", None)
-    for path in tree:
+    for path in tree if targets else ():
         if leaves is not None and leaves(path):
             continue  # never read, let alone rewrite, a file outside the project
         try:
@@ -88,49 +96,28 @@ def _pin_edits(
         if not isinstance(entry, Entry) or entry.kind.references is None or not entry.doc.ok:
             continue
         for pointer, text in entry.kind.references(entry.doc.data):
-            if text in targets:
-                out.append(Edit(path, pointer, text, targets[text]))
+            edit = entry.doc.edit(Fix(pointer, text, targets[text])) if text in targets else None
+            if edit is not None:
+                texts.setdefault(path, entry.doc.text)
+                out.append(Change(path, edit, text))
     return out
 
 
-def _apply(
-    edits: list[Edit], project: Project, source: Source, config: Config, root: Path
-) -> list[str]:
+def _write(changes: list[Change], texts: dict[str, str], source: Source, root: Path) -> list[str]:
     done = []
     leaves = getattr(source, "outside", None)
-    for path in sorted({e.path for e in edits}):
+    for path in sorted({c.path for c in changes}):
         if leaves is not None and leaves(path):
             continue
-        entry = project.entries.get(path)
-        doc = entry.doc if entry else None
-        if doc is None:
-            found = read_entry(path, source, config)
-            doc = found.doc if isinstance(found, Entry) else None
-        if doc is None:
-            continue
-        mine = [e for e in edits if e.path == path]
-        text = _rewrite(doc, mine)
-        raw = source.read(path)
-        bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+        mine = sorted((c for c in changes if c.path == path), key=lambda c: c.edit.start)
+        text = texts[path]
+        for c in reversed(mine):
+            text = text[: c.edit.start] + c.edit.text + text[c.edit.end :]
+        bom = "\ufeff" if source.read(path).startswith(b"\xef\xbb\xbf") else ""
         (root / path).write_bytes((bom + text).encode("utf-8"))
-        done += [f"{path}:{doc.locate(e.pointer).line}: {e.old} → {e.new}" for e in mine]
+        original = texts[path]
+        done += [
+            f"{path}:{original.count(chr(10), 0, c.edit.start) + 1}: {c.old} → {c.edit.text}"
+            for c in mine
+        ]
     return done
-
-
-def _rewrite(doc: Document, edits: list[Edit]) -> str:
-    smap = doc.source_map()
-    assert smap is not None
-    spans = []
-    for edit in edits:
-        span = smap.values[edit.pointer]
-        start = smap.lines.offset(span.line, span.column)
-        end = smap.lines.offset(span.end_line, span.end_column)
-        spans.append((start, end, edit))
-    text = doc.text
-    for start, end, edit in sorted(spans, key=lambda s: s[0], reverse=True):
-        raw = text[start:end]
-        inner = raw.find(edit.old)
-        if inner < 0:
-            continue  # written with escapes: leave it for a person
-        text = text[:start] + raw[:inner] + edit.new + raw[inner + len(edit.old) :] + text[end:]
-    return text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ EXIT_OK = 0
 def run_bump(args: argparse.Namespace) -> int:
     from evallint.cli.bump import bump
     from evallint.cli.selection import choose
-    from evallint.cli.settings import load_config
+    from evallint.cli.settings import load_config, today
     from evallint.io import discover
     from evallint.io.source import FsSource
 
@@ -32,6 +33,7 @@ def run_bump(args: argparse.Namespace) -> int:
         config,
         chosen.baseline,
         update_refs=args.update_refs,
+        today=today(args.today, os.environ),
     )
     for line in edits:
         print(line)

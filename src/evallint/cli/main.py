@@ -39,19 +39,6 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def today(explicit: datetime.date | None, environ: Mapping[str, str]) -> datetime.date:
-    """--today, else SOURCE_DATE_EPOCH (reproducible builds' convention), else the clock."""
-    if explicit is not None:
-        return explicit
-    epoch = environ.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            return datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).date()
-        except (ValueError, OverflowError):
-            raise EvallintError(f"SOURCE_DATE_EPOCH is not a Unix time: {epoch!r}") from None
-    return datetime.date.today()
-
-
 _BASE_HELP = (
     "compare with the merge base of BASE and HEAD (default BASE: the pull request "
     "base, PRE_COMMIT_FROM_REF, origin/HEAD, main, master)"
@@ -67,6 +54,15 @@ def _add_base_options(cmd: argparse.ArgumentParser) -> None:
         help="check only what the change touches; " + _BASE_HELP,
     )
     cmd.add_argument("--base", metavar="REF", help="run the version rules against REF")
+
+
+def _add_today(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--today",
+        type=_date,
+        metavar="YYYY-MM-DD",
+        help="the date for date-based rules (default: SOURCE_DATE_EPOCH, else today)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,12 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated rule ids: do not run these",
     )
     _add_base_options(check)
-    check.add_argument(
-        "--today",
-        type=_date,
-        metavar="YYYY-MM-DD",
-        help="the date for date-based rules (default: SOURCE_DATE_EPOCH, else today)",
-    )
+    _add_today(check)
     check.add_argument(
         "--jobs",
         type=_positive,
@@ -136,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also move exact pins on the old versions to the new ones",
     )
     bump.add_argument("--config", metavar="FILE", help="read configuration from FILE")
+    _add_today(bump)
     init = sub.add_parser("init", help="set up an editor for eval files")
     init.add_argument("editor", choices=["vscode"])
     init.add_argument(
@@ -220,7 +212,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     tune_collector()
     from evallint.cli.selection import choose
-    from evallint.cli.settings import load_config, with_flags
+    from evallint.cli.settings import load_config, today, with_flags
     from evallint.engine.run import lint
     from evallint.io import discover
     from evallint.io.source import FsSource

@@ -3,6 +3,7 @@ schema before use, and the command-line flags on top. The `Config` itself is pla
 
 from __future__ import annotations
 
+import datetime
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -159,3 +160,16 @@ def with_flags(
         ignore=config.ignore + tuple(ignore),
         eee_version=eee_version or config.eee_version,
     )
+
+
+def today(explicit: datetime.date | None, environ: Mapping[str, str]) -> datetime.date:
+    """--today, else SOURCE_DATE_EPOCH (reproducible builds' convention), else the clock."""
+    if explicit is not None:
+        return explicit
+    epoch = environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).date()
+        except (ValueError, OverflowError):
+            raise EvallintError(f"SOURCE_DATE_EPOCH is not a Unix time: {epoch!r}") from None
+    return datetime.date.today()

@@ -197,7 +197,8 @@ def _shifted(d: Diagnostic, lines: int) -> Diagnostic:
     related = tuple(
         replace(r, span=_down(r.span, lines)) if r.path == d.path else r for r in d.related
     )
-    return replace(d, span=_down(d.span, lines), related=related)
+    # A chunk's offsets are not the file's: fixes are offered on whole files only.
+    return replace(d, span=_down(d.span, lines), related=related, fix=None)
 
 
 def _down(span: Span, lines: int) -> Span:
@@ -218,8 +219,17 @@ def place(
         if other is not None:
             related.append(Location(other.path, other.locate(pointer), note))
     mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
+    fix = doc.edit(finding.fix) if finding.fix is not None else None
     return Diagnostic(
-        doc.path, span, rule_id, level, finding.message, tuple(related), mark, finding.group or ""
+        doc.path,
+        span,
+        rule_id,
+        level,
+        finding.message,
+        tuple(related),
+        mark,
+        finding.group or "",
+        fix=fix,
     )
 
 

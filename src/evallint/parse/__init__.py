@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evallint.facts import Facts
-from evallint.model import JSON, Pointer, Span
+from evallint.model import JSON, Edit, Fix, Pointer, Span
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import Loaded, Problem, SourceMap
 
@@ -65,6 +65,17 @@ class Document:
         lines = smap.lines
         start = lines.offset(span.line, span.column)
         return self.text[start : lines.offset(span.end_line, span.end_column)]
+
+    def edit(self, fix: Fix) -> Edit | None:
+        """Where `fix` applies in the text; None when the value is not written as its text
+        (escapes, a key that is not there), which is left for a person."""
+        smap = self.source_map()
+        span = smap.values.get(fix.pointer) if smap is not None else None
+        if smap is None or span is None:
+            return None
+        start = smap.lines.offset(span.line, span.column)
+        inner = self.text.find(fix.old, start, smap.lines.offset(span.end_line, span.end_column))
+        return Edit(inner, inner + len(fix.old), fix.new) if inner >= 0 else None
 
     def locate_within(self, pointer: Pointer, start: int, end: int) -> Span:
         """A span inside a value, from offsets into its `raw` text."""

@@ -14,7 +14,7 @@ import semver
 
 from evallint.kinds import VERSIONED
 from evallint.kinds.projection import Change, Policy, changes, policy_for, project
-from evallint.model import Finding, Severity
+from evallint.model import Finding, Fix, Severity
 from evallint.project import Definition
 from evallint.refs import parse_version
 from evallint.rules.base import rule
@@ -170,10 +170,19 @@ def _report(doc: Document, ctx: Context, rule_id: str) -> Iterator[Finding]:
     if found is None or found.rule != rule_id:
         return
     version_line = (doc.path, ("version",), "the version declared here")
+    fix = _bump(doc, found)
     if found.at is None:
-        yield Finding(("version",), found.message)
+        yield Finding(("version",), found.message, fix=fix)
     else:
-        yield Finding(found.at.pointer, found.message, related=(version_line,))
+        yield Finding(found.at.pointer, found.message, related=(version_line,), fix=fix)
+
+
+def _bump(doc: Document, found: Verdict) -> Fix | None:
+    """The version raised to the smallest one the rule accepts (`evallint bump`)."""
+    old = doc.data.get("version") if isinstance(doc.data, dict) else None
+    if found.bump_to is None or not isinstance(old, str):
+        return None
+    return Fix(("version",), old, str(found.bump_to))
 
 
 @rule("version-not-bumped", Severity.ERROR, kinds=VERSIONED, needs_base=True)
