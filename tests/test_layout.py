@@ -187,6 +187,24 @@ def test_no_module_imports_another_ones_private_names() -> None:
     assert out == []
 
 
+def test_only_the_cli_writes_to_stdout() -> None:
+    """Every other stage returns data; formatters return text that the CLI writes."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent.name == "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            printing = isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"
+            streams = (
+                isinstance(node, ast.Attribute)
+                and getattr(node.value, "id", "") == "sys"
+                and node.attr in ("stdout", "stderr")
+            )
+            if printing or streams:
+                out.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert out == []
+
+
 def test_no_import_circles() -> None:
     graph = _graph()
     assert len(graph) > 40  # the walk found the package

@@ -1,4 +1,5 @@
-"""Command line: the only module that reads argv, writes to stdout and picks the exit code."""
+"""Command line: reads argv, runs `check` and hands the other commands to `commands.py`, and
+picks the exit code. Only `cli/` writes to stdout."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The file kinds evallint knows, and how a file is given one.
 
-A kind is data (see `formats/base.py`); each format family describes its kinds in its own module
-under `formats/`, and this registry lists them. The engine never names a kind.
+A kind is data (see `kinds/base.py`); each format family describes its kinds in its own module
+here, and this registry lists them. Nothing outside `kinds/` names a kind: rules and the engine
+choose kinds by what they hold (`VERSIONED`, `REFERRING`, ...), and a test keeps it so.
 """
 
 from __future__ import annotations
