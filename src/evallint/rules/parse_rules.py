@@ -1,5 +1,4 @@
-"""Problems the engine finds itself (reading a file, its suppression comments); these entries
-document them."""
+"""Problems the engine finds itself in reading a file; these entries document them."""
 
 from __future__ import annotations
 
@@ -49,29 +48,5 @@ DUPLICATE_KEY = builtin(
         id: accuracy
         version: "1.0.0"
         template: "Score {{ output }}"
-""",
-)
-
-UNUSED_SUPPRESSION = builtin(
-    "unused-suppression",
-    Severity.WARNING,
-    """
-    A `# evallint: ignore[...]` comment names no rule, or silences nothing.
-
-    Reported at the rule id in the comment: an id that is not a rule (with the closest one), an
-    id whose rule ran on the file and found nothing on the comment's line or the next, and
-    `parse-error`, which cannot be silenced. A bare `# evallint: ignore` that silences nothing
-    is reported at the comment. Rules the configuration turns off, and the version rules in a
-    run without a base, may still be waited for, so their ids are not reported. Add
-    `unused-suppression` to the comment's list to keep it anyway.
-
-    Bad (datasets/refunds.yaml):
-        questions:
-          - id: q1
-            input: Can I get a refund?  # evallint: ignore[key-typ]
-    Good (datasets/refunds.yaml):
-        questions:
-          - id: q1
-            input: Can I get a refund?
 """,
 )
