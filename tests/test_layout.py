@@ -205,6 +205,20 @@ def test_only_the_cli_writes_to_stdout() -> None:
     assert out == []
 
 
+def test_the_format_choices_are_the_output_table() -> None:
+    """An output format is its module and its row: the CLI offers every row."""
+    import argparse
+
+    from evallint.cli.main import build_parser
+    from evallint.output import FORMATTERS
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    check: argparse.ArgumentParser = sub.choices["check"]
+    choices = next(a.choices for a in check._actions if a.dest == "format")
+    assert list(choices or ()) == ["auto", *FORMATTERS]
+
+
 def test_no_import_circles() -> None:
     graph = _graph()
     assert len(graph) > 40  # the walk found the package
