@@ -1,0 +1,256 @@
+"""Each stage on its own, beside the end-to-end tests: configuration, kinds, reading, the index,
+one file's checks, the workers, the run's phases, and the small pieces they share."""
+
+from __future__ import annotations
+
+import datetime
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+from conftest import DictSource, baseline_of
+from evallint.config import Config, glob_regex
+from evallint.engine import index, parallel
+from evallint.engine.file import Run, active_rules, check_entry
+from evallint.engine.run import base_project, lint
+from evallint.facts import Facts
+from evallint.io import discover
+from evallint.kinds import (
+    BY_NAME,
+    KINDS,
+    NAMING_FILES,
+    REFERRING,
+    VERSIONED,
+    agentv,
+    ai_eval,
+    content_kind,
+    declared_kind,
+    eee,
+    kind_named,
+    path_kind,
+)
+from evallint.model import Diagnostic, Edit, Skipped
+from evallint.project import Entry, Project
+from evallint.read import read_entry
+from evallint.rules import ALL_RULES, BY_ID
+from evallint.rules.api import Context
+from evallint.validation.schemas import Engines
+from test_rules_ai_eval import RUBRIC as RUBRIC_TEXT
+
+# Pinned to a version the run's rubric does not define: the run breaks it.
+DATASET_TEXT = "questions:\n  - id: q1\n    input: hi\n    rubric_ref: rubric/tone@2\n"
+
+
+def _entry(path: str, text: str, config: Config | None = None) -> Entry:
+    found = read_entry(path, DictSource({path: text}), config or Config())
+    assert isinstance(found, Entry), found
+    return found
+
+
+# -- config ------------------------------------------------------------------------------------
+
+
+def test_globs_span_folders_only_with_double_stars() -> None:
+    assert glob_regex("rubrics/*.yaml").fullmatch("rubrics/a.yaml")
+    assert not glob_regex("rubrics/*.yaml").fullmatch("rubrics/x/a.yaml")
+    assert glob_regex("**/rubrics/*.yaml").fullmatch("a/b/rubrics/a.yaml")
+    assert glob_regex("vendor").fullmatch("vendor/x/y.yaml")  # a folder covers what is below
+
+
+def test_the_first_matching_kind_glob_names_the_kind() -> None:
+    config = Config(kinds=(("evals/*.yaml", "rubric"), ("evals/**", "judge")), exclude=("tmp",))
+    assert config.kind_name("evals/a.yaml") == "rubric"
+    assert config.kind_name("evals/x/a.yaml") == "judge"
+    assert config.kind_name("other.yaml") is None
+    assert config.excluded("tmp/a.yaml") and not config.excluded("tmpx/a.yaml")
+
+
+# -- kinds -------------------------------------------------------------------------------------
+
+
+def test_every_kind_is_registered_once_and_comes_back_from_a_pickle_as_itself() -> None:
+    assert len(BY_NAME) == len(KINDS)
+    for kind in KINDS:
+        assert pickle.loads(pickle.dumps(kind)) is kind
+    assert kind_named("rubric") is ai_eval.RUBRIC and kind_named(None) is None
+
+
+def test_kinds_are_grouped_by_what_they_hold() -> None:
+    assert set(VERSIONED) == {ai_eval.RUBRIC, ai_eval.JUDGE, ai_eval.DATASET}
+    assert set(REFERRING) == {ai_eval.RUBRIC, ai_eval.DATASET}
+    assert set(agentv.SUITES) <= set(NAMING_FILES)
+    assert set(eee.RECORDS) == {eee.AGGREGATE, eee.INSTANCE}
+
+
+def test_evidence_by_path_content_and_declaration() -> None:
+    assert path_kind("x/rubrics/a.yaml", "yaml") is ai_eval.RUBRIC
+    assert content_kind("a.yaml", {"questions": []}, "yaml") is ai_eval.DATASET
+    modeline = "# yaml-language-server: $schema=../schema/judge.schema.json\n"
+    assert declared_kind(modeline, {}) is ai_eval.JUDGE
+
+
+# -- io ----------------------------------------------------------------------------------------
+
+
+def test_discover_lists_a_folder_outside_git_and_honours_excludes(tmp_path: Path) -> None:
+    (tmp_path / "rubrics").mkdir()
+    (tmp_path / "rubrics" / "a.yaml").write_text(RUBRIC_TEXT)
+    (tmp_path / "rubrics" / "b.yaml").write_text(RUBRIC_TEXT)
+    (tmp_path / "notes.txt").write_text("x")
+    config = Config(exclude=("rubrics/b.yaml",))
+    paths, skipped, listed = discover.select(["."], tmp_path, tmp_path, False, config)
+    assert paths == ["notes.txt", "rubrics/a.yaml"]
+    assert skipped == [Skipped("rubrics/b.yaml", "excluded by the configuration")]
+    assert listed == paths
+    assert discover.checkable(paths) == ["rubrics/a.yaml"]
+
+
+# -- read --------------------------------------------------------------------------------------
+
+
+def test_reading_skips_other_formats_and_fails_closed_on_a_claimed_file() -> None:
+    source = DictSource({"notes.md": "x", "rubrics/a.yaml": "id: [unclosed\n"})
+    assert isinstance(read_entry("notes.md", source, Config()), Skipped)
+    broken = read_entry("rubrics/a.yaml", source, Config())  # claimed by its folder
+    assert isinstance(broken, Entry) and not broken.doc.ok
+    assert [p.rule for p in broken.doc.problems] == ["parse-error"]
+
+
+# -- the index ---------------------------------------------------------------------------------
+
+
+def test_the_index_reads_definers_and_the_files_a_change_may_break() -> None:
+    files = {
+        "rubrics/tone.yaml": RUBRIC_TEXT,
+        "datasets/d.yaml": DATASET_TEXT,
+        "datasets/other.yaml": "questions: []\n",
+    }
+    source = DictSource(files)
+    linted = [_entry("rubrics/tone.yaml", RUBRIC_TEXT)]
+    indexed = index.build(linted, sorted(files), source, Config())
+    assert sorted(indexed.project.entries) == ["datasets/d.yaml", "rubrics/tone.yaml"]
+    assert [e.doc.path for e in indexed.affected] == ["datasets/d.yaml"]
+    assert indexed.naming == ()
+
+
+# -- one file's checks -------------------------------------------------------------------------
+
+
+def _run(config: Config | None = None) -> Run:
+    config = config or Config()
+    return Run(config, active_rules(config, ALL_RULES), datetime.date(2026, 11, 1))
+
+
+def _context(entry: Entry, run: Run, project: Project) -> Context:
+    return Context(entry.kind, run.config, project, run.today, engines=run.engines)
+
+
+def test_one_file_checks_cap_repeats_and_count_the_rest() -> None:
+    text = "questions:\n" + "".join(f"  - id: q1\n    input: x{i}\n" for i in range(5))
+    entry = _entry("datasets/d.yaml", text)
+    run = _run(Config(max_repeats=2))
+    found = check_entry(entry, _context(entry, run, Project([entry])), run, DictSource({}))
+    dupes = [d for d in found if d.rule == "duplicate-question-id"]
+    assert [(d.span.line, d.more) for d in dupes] == [(4, 0), (6, 2)]
+
+
+def test_active_rules_follow_select_ignore_and_severities() -> None:
+    config = Config(select=("key-typo", "unknown-key"), ignore=("unknown-key",))
+    chosen = {r.id for r, _ in active_rules(config, ALL_RULES)}
+    assert chosen == {"key-typo", "parse-error"}  # parse-error always runs
+    off = Config(severities={"key-typo": "off"})
+    assert "key-typo" not in {r.id for r, _ in active_rules(off, ALL_RULES)}
+
+
+def test_a_version_finding_carries_its_fix_placed_at_the_version_scalar() -> None:
+    old = RUBRIC_TEXT
+    new = old.replace("[please]", "[please, thanks]")
+    report = lint(
+        ["rubrics/tone.yaml"],
+        DictSource({"rubrics/tone.yaml": new}),
+        Config(),
+        tree=["rubrics/tone.yaml"],
+        baseline=baseline_of({"rubrics/tone.yaml": old}),
+        rules=[BY_ID["version-not-bumped"]],
+    )
+    (found,) = report.diagnostics
+    assert found.fix is not None
+    start = new.index('"1.0.0"') + 1
+    assert found.fix == Edit(start, start + len("1.0.0"), "2.0.0")
+
+
+# -- the workers -------------------------------------------------------------------------------
+
+
+def test_a_packed_entry_keeps_what_other_files_read() -> None:
+    rubric = _entry("rubrics/tone.yaml", RUBRIC_TEXT)
+    assert parallel.pack(rubric) is rubric  # definers cross whole
+    record = _entry(
+        "records/x.json",
+        '{"schema_version": "0.2.0", "evaluation_id": "e1", "evaluation_results": []}',
+    )
+    back = parallel.unpack(parallel.pack(record))
+    assert back.kind is record.kind and back.doc.path == record.doc.path
+    assert back.doc.data == {"evaluation_id": "e1"}
+
+
+def _read(paths: Sequence[str]) -> tuple[list[Entry], list[Diagnostic], list[Skipped]]:
+    own = [_entry(p, RUBRIC_TEXT.replace("tone", p.rsplit("/")[-1][:-5])) for p in paths]
+    return own, [], []
+
+
+def _check(entries: list[Entry], head: Project) -> list[Diagnostic]:
+    from evallint.model import Severity, Span
+
+    span = Span(1, 1, 1, 2)
+    return [
+        Diagnostic(e.doc.path, span, "x", Severity.NOTE, str(len(head.entries))) for e in entries
+    ]
+
+
+def test_forked_workers_give_what_one_process_gives() -> None:
+    paths = [f"rubrics/r{i}.yaml" for i in range(6)]
+    serial = parallel.Serial(paths, _read, _check)
+    forked = parallel.Forked(paths, 2, _read, _check)
+    one, two = serial.read(), forked.read()
+    assert [e.doc.path for e in one[0]] == [e.doc.path for e in two[0]] == paths
+    head = Project(one[0])
+    assert sorted(serial.check(head), key=str) == sorted(forked.check(head), key=str)
+
+
+def test_the_worker_count_follows_jobs_and_run_size() -> None:
+    assert parallel.count_for(10, None) == 1
+    assert parallel.count_for(1, 8) == 1
+    assert parallel.count_for(3, 2) in (1, 2)  # 1 where fork is not available
+
+
+# -- the run's phases --------------------------------------------------------------------------
+
+
+def test_the_base_project_is_the_head_with_changed_files_as_they_were() -> None:
+    head = Project([_entry("rubrics/tone.yaml", RUBRIC_TEXT.replace("1.0.0", "2.0.0"))])
+    baseline = baseline_of({"rubrics/tone.yaml": RUBRIC_TEXT})
+    base = base_project(head, baseline)
+    assert [str(d.version) for d in base.versions("rubric", "tone")] == ["1.0.0"]
+
+
+# -- shared pieces -----------------------------------------------------------------------------
+
+
+def test_facts_are_computed_once_per_function_and_key() -> None:
+    calls: list[int] = []
+
+    def square(n: int) -> int:
+        calls.append(n)
+        return n * n
+
+    facts = Facts()
+    assert facts.get(square, 3) == 9 and facts.get(square, 3) == 9
+    assert facts.get(square, 4, key="four") == 16
+    assert calls == [3, 4]
+
+
+def test_the_engines_policy_asks_the_fast_engine_only_past_its_threshold() -> None:
+    few, many = Engines(fast_from=2), Engines(fast_from=0)
+    assert [few.bulk("rubric") for _ in range(3)] == [False, False, True]
+    assert many.bulk("rubric")
