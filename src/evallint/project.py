@@ -48,9 +48,6 @@ class Entry:
     kind: Kind
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk
 
-    def __reduce__(self) -> tuple[type[Entry], tuple[Document, Kind, Rest | None]]:
-        return (Entry, (self.doc, self.kind, self.rest))  # see Document.__reduce__
-
 
 class Project:
     def __init__(self, entries: Iterable[Entry], *, ordered: bool = False) -> None:

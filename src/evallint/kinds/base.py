@@ -56,23 +56,9 @@ class Kind:
     # Where editors find files of this kind that carry no modeline (`evallint init vscode`).
     editor_globs: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        _MADE.setdefault(self.name, self)  # the first made under a name is the registered one
-
-    def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
-        # Kinds hold functions; processes (forked after every kind is made) refer to them by name.
-        return (_registered, (self.name,))
-
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""
         return self.schema_of(data) if self.schema_of is not None else self.schema
-
-
-_MADE: dict[str, Kind] = {}  # every kind made, by name: what a pickled kind refers to
-
-
-def _registered(name: str) -> Kind:
-    return _MADE[name]
 
 
 def in_dir(name: str) -> PathTest:

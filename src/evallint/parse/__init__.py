@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from evallint.facts import Facts
 from evallint.model import JSON, Edit, Fix, Pointer, Span
@@ -35,11 +35,6 @@ class Document:
     ok: bool  # False when the text could not be read as data at all
     problems: tuple[Problem, ...]
     facts: Facts = field(default_factory=Facts, compare=False, repr=False)  # worked out once
-
-    def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
-        # Positional, without the facts (a cache): slotted dataclasses otherwise pickle through
-        # dataclasses.fields() for every object, a third of sending a split run's index.
-        return (Document, (self.path, self.fmt, self.text, self.data, self.ok, self.problems))
 
     def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
