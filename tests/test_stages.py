@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import datetime
 import pickle
-from collections.abc import Sequence
 from pathlib import Path
 
 from conftest import DictSource, baseline_of
+from evallint.baseline import base_project
 from evallint.config import Config, glob_regex
 from evallint.engine import index, parallel
 from evallint.engine.file import Run, active_rules, check_entry
-from evallint.engine.run import base_project, lint
+from evallint.engine.run import lint
 from evallint.facts import Facts
 from evallint.io import discover
 from evallint.kinds import (
@@ -29,7 +29,7 @@ from evallint.kinds import (
     kind_named,
     path_kind,
 )
-from evallint.model import Diagnostic, Edit, Skipped
+from evallint.model import Edit, Skipped
 from evallint.project import Entry, Project
 from evallint.read import read_entry
 from evallint.rules import ALL_RULES, BY_ID
@@ -194,28 +194,19 @@ def test_a_packed_entry_keeps_what_other_files_read() -> None:
     assert back.doc.data == {"evaluation_id": "e1"}
 
 
-def _read(paths: Sequence[str]) -> tuple[list[Entry], list[Diagnostic], list[Skipped]]:
-    own = [_entry(p, RUBRIC_TEXT.replace("tone", p.rsplit("/")[-1][:-5])) for p in paths]
-    return own, [], []
-
-
-def _check(entries: list[Entry], head: Project) -> list[Diagnostic]:
-    from evallint.model import Severity, Span
-
-    span = Span(1, 1, 1, 2)
-    return [
-        Diagnostic(e.doc.path, span, "x", Severity.NOTE, str(len(head.entries))) for e in entries
-    ]
-
-
 def test_forked_workers_give_what_one_process_gives() -> None:
-    paths = [f"rubrics/r{i}.yaml" for i in range(6)]
-    serial = parallel.Serial(paths, _read, _check)
-    forked = parallel.Forked(paths, 2, _read, _check)
+    files = {f"rubrics/r{i}.yaml": RUBRIC_TEXT.replace("tone", f"r{i}") for i in range(6)}
+    files["rubrics/r5.yaml"] = files["rubrics/r5.yaml"].replace("[please]", "3")
+    paths = sorted(files)
+    source = DictSource(files)
+    serial = parallel.Serial(paths, _run(), source)
+    forked = parallel.Forked(paths, 2, _run(), source)
     one, two = serial.read(), forked.read()
     assert [e.doc.path for e in one[0]] == [e.doc.path for e in two[0]] == paths
     head = Project(one[0])
-    assert sorted(serial.check(head), key=str) == sorted(forked.check(head), key=str)
+    found = serial.check(head)
+    assert [(d.path, d.rule) for d in found] == [("rubrics/r5.yaml", "schema-violation")]
+    assert found == forked.check(head)
 
 
 def test_the_worker_count_follows_jobs_and_run_size() -> None:

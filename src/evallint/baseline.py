@@ -9,7 +9,7 @@ from evallint.config import Config
 from evallint.io.git import Base, Change, GitRepo
 from evallint.io.source import RevSource
 from evallint.parse import format_of
-from evallint.project import Entry
+from evallint.project import Entry, Project
 from evallint.read import read_entry
 
 CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is worth linting
@@ -70,3 +70,9 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
         else:
             before[change.path] = found
     return Baseline(base, changes, before, tuple(deleted), gone)
+
+
+def base_project(head: Project, baseline: Baseline) -> Project:
+    """The project as it was: unchanged files as they are, changed ones as at the base."""
+    kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
+    return Project([*kept, *baseline.entries])

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from evallint.baseline import Baseline
+from evallint.baseline import Baseline, base_project
 from evallint.config import Config
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
@@ -20,7 +20,7 @@ from evallint.io.source import Source
 from evallint.model import Diagnostic, Finding, Location, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
-from evallint.read import chunks
+from evallint.read import chunks, read_entry
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope
@@ -240,3 +240,44 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     words = re.sub(r"\d+", "#", message)
     key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def read_all(
+    paths: Sequence[str], source: Source, config: Config
+) -> tuple[list[Entry], list[Diagnostic], list[Skipped]]:
+    """Phase one for `paths`: read, parse and classify each file."""
+    entries, diagnostics, skipped = [], [], []
+    for path in paths:
+        found = read_entry(path, source, config)
+        if isinstance(found, Skipped):
+            skipped.append(found)
+        elif isinstance(found, Diagnostic):
+            diagnostics.append(found)
+        else:
+            entries.append(found)
+    return entries, diagnostics, skipped
+
+
+def check_all(entries: list[Entry], run: Run, source: Source, head: Project) -> list[Diagnostic]:
+    """Phase two for files read in phase one: every rule, against the whole project."""
+    base = base_project(head, run.baseline) if run.baseline else None
+    return [
+        d
+        for entry in entries
+        for d in check_entry(entry, context(entry, run, head, base), run, source)
+    ]
+
+
+def context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
+    return Context(
+        entry.kind,
+        run.config,
+        project,
+        run.today,
+        run.baseline,
+        base,
+        run.files,
+        run.outside,
+        run.others,
+        engines=run.engines,
+    )

@@ -7,7 +7,9 @@ builds the index from that and sends it to every worker, which then checks its o
 data never crosses a pipe; the index, which is small, crosses once per worker.
 
 Workers are forked, never spawned: they inherit the run (config, source, baseline) without
-pickling it. Where fork is not available, or for a small run, one process does both phases.
+pickling it. Both phases are `engine/file.py`'s (`read_all`, `check_all`); this module only
+splits the files and moves data. Where fork is not available, or for a small run, one process
+does both phases.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from evallint.engine.file import Run, check_all, read_all
+from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
 from evallint.parse import Document, Format
@@ -56,8 +60,6 @@ copyreg.pickle(Document, _reduce_document)
 copyreg.pickle(Entry, _reduce_entry)
 
 Skips = list[Skipped]
-Read = Callable[[Sequence[str]], tuple[list[Entry], list[Diagnostic], Skips]]
-Check = Callable[[list[Entry], Project], list[Diagnostic]]  # (own files, the project)
 
 
 def tune_collector() -> None:
@@ -104,34 +106,34 @@ def unpack(packed: Packed) -> Entry:
     return Entry(Document(path, fmt, "", kept, ok, ()), BY_NAME[kind])
 
 
-def start(paths: Sequence[str], count: int, read: Read, check: Check) -> Serial | Forked:
+def start(paths: Sequence[str], count: int, run: Run, source: Source) -> Serial | Forked:
     """Phase one begins: `count` processes (1: this one) read their share of `paths`."""
-    return Forked(paths, count, read, check) if count > 1 else Serial(paths, read, check)
+    return Forked(paths, count, run, source) if count > 1 else Serial(paths, run, source)
 
 
 class Serial:
     """Both phases in this process."""
 
-    def __init__(self, paths: Sequence[str], read: Read, check: Check) -> None:
-        self._entries, self._diagnostics, self._skipped = read(paths)
-        self._check = check
+    def __init__(self, paths: Sequence[str], run: Run, source: Source) -> None:
+        self._entries, self._diagnostics, self._skipped = read_all(paths, source, run.config)
+        self._run, self._source = run, source
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
         return self._entries, self._diagnostics, self._skipped
 
     def check(self, head: Project) -> list[Diagnostic]:
-        return self._check(self._entries, head)
+        return check_all(self._entries, self._run, self._source, head)
 
 
 # What forked workers run, set just before the fork, inherited, never pickled.
-_JOB: tuple[Sequence[str], int, Read, Check] | None = None
+_JOB: tuple[Sequence[str], int, Run, Source] | None = None
 
 
 class Forked:
     """Each of `count` workers reads every count-th file (large and small files mix), keeps
     them, and checks them once the parent sends the index."""
 
-    def __init__(self, paths: Sequence[str], count: int, read: Read, check: Check) -> None:
+    def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         import multiprocessing
 
         global _JOB
@@ -139,7 +141,7 @@ class Forked:
         self._paths = paths
         self._conns: list[Connection] = []
         self._procs = []
-        _JOB = (paths, count, read, check)
+        _JOB = (paths, count, run, source)
         # Collections in a worker would otherwise write to every object inherited from this
         # process, copying their memory pages; frozen objects are never scanned.
         gc.freeze()
@@ -198,15 +200,15 @@ def _path(packed: Packed) -> str:
 
 def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
-    paths, step, read, check = _JOB
+    paths, step, run, source = _JOB
     try:
-        entries, diagnostics, skipped = read(paths[first::step])
+        entries, diagnostics, skipped = read_all(paths[first::step], source, run.config)
         gc.freeze()  # the parsed files live to the end: collections need not scan them again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
         own = {e.doc.path: e for e in entries}  # its own files in full
         packed: list[Packed] = pickle.loads(conn.recv_bytes())
         head = Project([own.get(_path(p)) or unpack(p) for p in packed], ordered=True)
-        conn.send(("ok", check(entries, head)))
+        conn.send(("ok", check_all(entries, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
         conn.send(("error", (f"{type(exc).__name__}: {exc}", detail)))

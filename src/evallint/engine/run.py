@@ -7,16 +7,15 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from evallint.baseline import Baseline
+from evallint.baseline import Baseline, base_project
 from evallint.config import Config
 from evallint.engine import index, parallel
-from evallint.engine.file import Run, active_rules, check_entry
+from evallint.engine.file import Run, active_rules, check_entry, context
 from evallint.io.source import Source
-from evallint.model import Diagnostic, Report, Skipped
+from evallint.model import Diagnostic, Report
 from evallint.project import Entry, Project
-from evallint.read import read_entry
 from evallint.rules import ALL_RULES
-from evallint.rules.api import Context, Others, never
+from evallint.rules.api import Others, never
 from evallint.rules.base import Rule
 
 
@@ -53,14 +52,7 @@ def lint(
     run.others = Others(source, config, run.files, run.outside)
     if len(paths) >= parallel.PARALLEL_FROM:
         run.engines.fast_from = 0  # a large run: the fast engine pays for itself at once
-    crew = parallel.start(
-        paths,
-        parallel.count_for(len(paths), jobs),
-        read=lambda part: _read_all(part, source, run.config),
-        check=lambda part, head: _check_entries(
-            part, run, source, head, base_project(head, baseline) if baseline else None
-        ),
-    )
+    crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
     run.skipped += skipped
@@ -71,9 +63,9 @@ def lint(
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
-        found = check_entry(entry, _context(entry, run, head, base), run, source, scope="refs")
+        found = check_entry(entry, context(entry, run, head, base), run, source, scope="refs")
         if base is not None:
-            before = check_entry(entry, _context(entry, run, base, base), run, source, scope="refs")
+            before = check_entry(entry, context(entry, run, base, base), run, source, scope="refs")
             found = [d for d in found if d not in before]
         run.diagnostics += found
     for entry in indexed.naming:
@@ -90,55 +82,9 @@ def _broken_by_deletion(
 ) -> list[Diagnostic]:
     """The findings of the file rules that the deleted files cause: those the file would not
     get if they were still there."""
-    ctx = _context(entry, run, head, None)
+    ctx = context(entry, run, head, None)
     found = check_entry(entry, ctx, run, source, scope="files")
     if not found:
         return found
     before = check_entry(entry, replace(ctx, files=run.files | gone), run, source, scope="files")
     return [d for d in found if d not in before]
-
-
-def _read_all(
-    paths: Sequence[str], source: Source, config: Config
-) -> tuple[list[Entry], list[Diagnostic], parallel.Skips]:
-    entries, diagnostics, skipped = [], [], []
-    for path in paths:
-        found = read_entry(path, source, config)
-        if isinstance(found, Skipped):
-            skipped.append(found)
-        elif isinstance(found, Diagnostic):
-            diagnostics.append(found)
-        else:
-            entries.append(found)
-    return entries, diagnostics, skipped
-
-
-def _check_entries(
-    entries: list[Entry], run: Run, source: Source, head: Project, base: Project | None
-) -> list[Diagnostic]:
-    return [
-        d
-        for entry in entries
-        for d in check_entry(entry, _context(entry, run, head, base), run, source)
-    ]
-
-
-def base_project(head: Project, baseline: Baseline) -> Project:
-    """The project as it was: unchanged files as they are, changed ones as at the base."""
-    kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
-    return Project([*kept, *baseline.entries])
-
-
-def _context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
-    return Context(
-        entry.kind,
-        run.config,
-        project,
-        run.today,
-        run.baseline,
-        base,
-        run.files,
-        run.outside,
-        run.others,
-        engines=run.engines,
-    )
