@@ -13,6 +13,7 @@ import yaml
 from conftest import DictSource, found, shared_or_skip, walk_files
 from evallint.config import Config
 from evallint.engine.run import lint
+from evallint.io.source import FsSource
 from evallint.kinds.agentv import dialect
 
 # Which upstream schema speaks for each dialect (../shared/corpus/agentv/schema).
@@ -122,8 +123,8 @@ def test_renamed_key_gets_the_migration_hint() -> None:
             12,
             5,
             "agentv-migration",
-            "'assert' is not read in this dialect; use 'assertions': AgentV 4 reads only "
-            "'assertions', so these graders would be silently dropped (AgentV #870)",
+            # AgentV 4.42.4 still reads it (eval-validator.ts DEPRECATED_TEST_FIELDS).
+            "'assert' is deprecated in this dialect (still read, with a warning); use 'assertions'",
         )
     ]
 
@@ -330,3 +331,66 @@ evalcases:
         (8, 11, "schema-violation", "missing required key 'prompt'"),
         (10, 11, "schema-violation", "missing required key 'evaluators'"),
     ]
+
+
+V4_LEGACY = """\
+tests:
+  - id: window
+    input: How long do refunds take?
+    expected_outcome: Mentions the 30-day window.
+    rubrics:
+      - Mentions 30 days
+    assertions:
+      - type: rubric
+        rubrics: [Mentions 30 days]
+      - type: code_judge
+        script: ["python3", "check.py"]
+"""
+
+
+def test_v4_hints_say_what_agentv_4_does_with_each_legacy_spelling() -> None:
+    """AgentV 4.42.4 reads `expected_outcome` and `type: rubric` with a deprecation warning,
+    reads test-level `rubrics` as sugar (no finding), and skips `-judge` grader types."""
+    assert found("evals/refunds.eval.yaml", V4_LEGACY) == [
+        (
+            4,
+            5,
+            "agentv-migration",
+            "'expected_outcome' is deprecated in this dialect (still read, with a warning); "
+            "use 'criteria' (renamed in AgentV 2.7)",
+        ),
+        (
+            8,
+            15,
+            "agentv-migration",
+            "grader type 'rubric' is deprecated in this dialect (still read, with a warning); "
+            "use 'rubrics'",
+        ),
+        (
+            10,
+            15,
+            "agentv-migration",
+            "grader type 'code_judge' is not used in this dialect; use 'code-grader'",
+        ),
+    ]
+
+
+def test_promptfoo_configs_are_not_agentv_suites() -> None:
+    """promptfoo's own camelCase keys (`defaultTest`) and file name mark its configs; AgentV's
+    next dialect spells them in snake_case, so 'did you mean default_test' would be wrong."""
+    text = (
+        "prompts: ['Answer: {{question}}']\nproviders: [openai:gpt-4.1]\n"
+        "defaultTest:\n  assert: []\ntests:\n  - vars: {question: hi}\n"
+    )
+    assert found("evals/promptfooconfig.yaml", text) == []
+    report = lint(
+        ["promptfooconfig.yaml"], DictSource({"promptfooconfig.yaml": "prompts: []\n"}), Config()
+    )
+    assert report.files_checked == 0
+
+
+def test_the_promptfoo_examples_are_not_taken_for_agentv() -> None:
+    root = shared_or_skip("corpus", "other", "promptfoo")
+    paths = sorted(p.relative_to(root).as_posix() for p in walk_files(root) if p.suffix == ".yaml")
+    report = lint(paths, FsSource(root), Config())
+    assert paths and report.diagnostics == () and report.files_checked == 0

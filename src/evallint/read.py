@@ -15,6 +15,7 @@ from evallint.kinds import (
     declared_kind,
     kind_named,
     near_kind,
+    not_ours,
     path_kind,
     sniffed_kind,
 )
@@ -56,7 +57,7 @@ def read_entry(
     kind = _kind(doc, forced, raw)
     if kind is None:
         if doc.ok:
-            return Skipped(path, "no kind matches")
+            return Skipped(path, not_ours(path, doc.data) or "no kind matches")
         first = doc.problems[0]
         reason = f"does not parse ({first.message})"
         return Skipped(path, reason, unreadable=True, problem=(first.span, first.message))

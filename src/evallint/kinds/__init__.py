@@ -27,6 +27,7 @@ __all__ = [
     "items",
     "kind_named",
     "near_kind",
+    "not_ours",
     "path_kind",
     "sniffed_kind",
 ]
@@ -95,6 +96,13 @@ def declared_in_text(text: str) -> Kind | None:
         m = _SCHEMA_KEY.search(text, 0, HEAD)
         found = _schema_kind(m.group(1)) if m else None
     return found
+
+
+def not_ours(path: str, data: JSON) -> str | None:
+    """Why a parsed file that no kind matches is another tool's, when it plainly is."""
+    if agentv.is_promptfoo(path, data):
+        return "a promptfoo config, not a format evallint checks"
+    return None
 
 
 def tooling(path: str) -> bool:

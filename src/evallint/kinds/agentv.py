@@ -29,9 +29,33 @@ def _cases(data: dict[str, JSON]) -> list[dict[str, JSON]]:
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
+# promptfoo's own config: its file name, or root keys only promptfoo spells in camelCase (AgentV's
+# next dialect took promptfoo's shape but writes `default_test`, `evaluate_options`, ...).
+_PROMPTFOO_NAME = re.compile(r"^promptfooconfig\.(?:ya?ml|json)$", re.I)
+_PROMPTFOO_ROOT = (
+    "defaultTest",
+    "evaluateOptions",
+    "derivedMetrics",
+    "outputPath",
+    "nunjucksFilters",
+    "writeLatestResults",
+    "redteam",
+)
+
+
+def is_promptfoo(path: str, data: JSON) -> bool:
+    """A promptfoo config: never an AgentV suite, whatever keys it shares with one."""
+    if _PROMPTFOO_NAME.match(path.rsplit("/", 1)[-1]):
+        return True
+    schema = data.get("$schema") if isinstance(data, dict) else None
+    if isinstance(schema, str) and "promptfoo" in schema:
+        return True
+    return isinstance(data, dict) and any(k in data for k in _PROMPTFOO_ROOT)
+
+
 def dialect(path: str, data: JSON) -> str | None:
     """agentv-v2, agentevals, agentv-v4, agentv-next, or None when not an AgentV suite."""
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or is_promptfoo(path, data):
         return None
     if data.get("$schema") in V2_MARKERS:
         return "agentv-v2"

@@ -20,10 +20,25 @@ _V4_CASE = {
     "outcome": "'criteria' (renamed in AgentV 2.7)",
     "input_messages": "'input' (renamed in AgentV 2.9)",
     "expected_messages": "'expected_output' (renamed in AgentV 2.9)",
-    "assert": "'assertions': AgentV 4 reads only 'assertions', so these graders would be "
-    "silently dropped (AgentV #870)",
+    "assert": "'assertions'",
     "evaluators": "'assertions'",
-    "rubrics": "an 'assertions' entry of type 'rubrics'",
+}
+# (where, key) pairs a dialect's runner still reads, with a deprecation warning of its own: the
+# hint names the current spelling without saying the old one is ignored. AgentV 4.42.4:
+# eval-validator.ts DEPRECATED_TOP_LEVEL_FIELDS and DEPRECATED_TEST_FIELDS, and grader-parser.ts
+# (`type: rubric` maps to an llm-grader with rubrics).
+_STILL_READ: Mapping[str, frozenset[tuple[str, str]]] = {
+    agentv.V4.name: frozenset(
+        {
+            ("root", "evalcases"),
+            ("root", "eval_cases"),
+            ("root", "assert"),
+            ("case", "expected_outcome"),
+            ("case", "assert"),
+            ("case", "evaluators"),
+            ("type", "rubric"),
+        }
+    ),
 }
 _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
     agentv.V4.name: {
@@ -108,13 +123,17 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 value: "30 days"
     """
     table = _RENAMES.get(ctx.kind.name, {})
+    read = _STILL_READ.get(ctx.kind.name, frozenset())
     if not isinstance(doc.data, dict):
         return
     for key in doc.data:
         if key in table.get("root", {}):
+            hint = table["root"][key]
             yield Finding(
                 (key,),
-                f"{key!r} belongs to another AgentV dialect; use {table['root'][key]}",
+                _deprecated(repr(key), hint)
+                if ("root", key) in read
+                else f"{key!r} belongs to another AgentV dialect; use {hint}",
                 on_key=True,
             )
     list_key, cases = agentv.case_list(doc.data)
@@ -122,9 +141,12 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
         where: Pointer = (list_key, i)
         for key in case:
             if key in table.get("case", {}):
+                hint = table["case"][key]
                 yield Finding(
                     (*where, key),
-                    f"{key!r} is not read in this dialect; use {table['case'][key]}",
+                    _deprecated(repr(key), hint)
+                    if ("case", key) in read
+                    else f"{key!r} is not read in this dialect; use {hint}",
                     on_key=True,
                 )
         if ctx.kind.name == agentv.NEXT.name and "criteria" in case and "assert" in case:
@@ -138,10 +160,17 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
         for at, grader in agentv.graders(case, where):
             kind = grader.get("type")
             if isinstance(kind, str) and kind in table.get("type", {}):
+                hint = table["type"][kind]
                 yield Finding(
                     (*at, "type"),
-                    f"grader type {kind!r} is not used in this dialect; use {table['type'][kind]}",
+                    _deprecated(f"grader type {kind!r}", hint)
+                    if ("type", kind) in read
+                    else f"grader type {kind!r} is not used in this dialect; use {hint}",
                 )
+
+
+def _deprecated(what: str, hint: str) -> str:
+    return f"{what} is deprecated in this dialect (still read, with a warning); use {hint}"
 
 
 def _find_ranges(data: JSON, where: Pointer) -> Iterator[tuple[Pointer, JSON]]:
