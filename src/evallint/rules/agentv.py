@@ -36,7 +36,7 @@ _STILL_READ: Mapping[str, frozenset[tuple[str, str]]] = {
             ("case", "expected_outcome"),
             ("case", "assert"),
             ("case", "evaluators"),
-            ("type", "rubric"),
+            ("type", "rubric"),  # not a kind: AgentV's grader type
         }
     ),
 }
