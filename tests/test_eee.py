@@ -295,3 +295,41 @@ def test_envelope_versions_resolve_against_the_rubrics_and_judges() -> None:
     assert [
         d for d in lint_files({RECORD_PATH: json.dumps(record)}) if d.rule == "eee-envelope-ref"
     ] == []
+
+
+def _result(score: float, high: float) -> dict[str, object]:
+    return {
+        "evaluation_name": f"n{high}",
+        "source_data": {"dataset_name": "d", "source_type": "other"},
+        "metric_config": {
+            "lower_is_better": False,
+            "score_type": "continuous",
+            "min_score": 0,
+            "max_score": high,
+        },
+        "score_details": {"score": score},
+    }
+
+
+def test_out_of_range_scores_with_different_bounds_are_capped_as_one_kind() -> None:
+    """HELM writes -1.0 for a missing score under metrics of every maximum: the messages differ
+    in their bounds but tell of one problem, so a file gives the cap and a count, not a flood."""
+    record = {**MINIMAL_0_2_0, "evaluation_results": [_result(-1.0, i + 1) for i in range(14)]}
+    text = json.dumps(record, indent=1)
+    got = found(RECORD_PATH, text, config=Config(max_repeats=3))
+    assert [(line, col, rule) for line, col, rule, _ in got] == [
+        (28, 14, "eee-score-range"),
+        (44, 14, "eee-score-range"),
+        (60, 14, "eee-score-range"),
+    ]
+    assert got[-1][3] == "score -1.0 is outside 0 to 3 (11 more like this in this file not shown)"
+
+
+def test_the_developer_folder_may_differ_from_the_model_id_in_letter_case_only() -> None:
+    path = "data/bench/Alibaba/qwen/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json"
+    same = {**MINIMAL_0_2_0, "model_info": {"name": "m", "id": "alibaba/qwen"}}
+    assert found(path, json.dumps(same)) == []
+    other = {**MINIMAL_0_2_0, "model_info": {"name": "m", "id": "qwen/qwen"}}
+    assert found(path, json.dumps(other, indent=1)) == [
+        (12, 9, "eee-layout", "the developer folder is 'Alibaba', but model_info.id says 'qwen'")
+    ]

@@ -67,8 +67,8 @@ def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding
 def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A record is not at `data/<collection>/<developer>/<model>/<uuid>.json`.
 
-    The developer folder is the part of `model_info.id` before the `/`, and the file name is a
-    lower-case UUID4, as EEE's datastore lays records out.
+    The developer folder is the part of `model_info.id` before the `/` (letter case aside), and
+    the file name is a lower-case UUID4, as EEE's datastore lays records out.
 
     Bad (data/bench/acme-ai/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
@@ -86,7 +86,13 @@ def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield Finding((), f"the file name {parts[4]!r} is not a lower-case UUID4")
     info = doc.data.get("model_info") if isinstance(doc.data, dict) else None
     model = info.get("id") if isinstance(info, dict) else None
-    if isinstance(model, str) and "/" in model and model.split("/", 1)[0] != parts[2]:
+    # Letter case alone is not a mismatch: EEE derives the folder from the id and says nothing of
+    # case, and the datastore holds both `Alibaba` and `alibaba`.
+    if (
+        isinstance(model, str)
+        and "/" in model
+        and model.split("/", 1)[0].lower() != parts[2].lower()
+    ):
         yield Finding(
             ("model_info", "id"),
             f"the developer folder is {parts[2]!r}, but "
@@ -128,14 +134,17 @@ def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     where,
                     f"a levels score must be a whole number from {low} to {top}, not {score!r}",
+                    group="levels score out of range",
                 )
             continue
         low_b, high_b = _bound(metric.get("min_score")), _bound(metric.get("max_score"))
         if low_b is not None and high_b is not None and not low_b <= value <= high_b:
+            # One kind of mismatch, whatever the bounds: capped together per file.
             yield Finding(
                 where,
                 f"score {score!r} is outside {metric.get('min_score')!r} to "
                 f"{metric.get('max_score')!r}",
+                group="score out of range",
             )
 
 
