@@ -6,7 +6,7 @@ import datetime
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from conftest import DictSource
+from conftest import DictSource, found
 from evallint.config import Config
 from evallint.engine.run import lint
 from evallint.refs import parse_version, pick
@@ -551,3 +551,20 @@ def test_source_date_epoch(run: Run, tree: Tree, monkeypatch: object) -> None:
     assert "[judge-validation-stale]" in run("check", cwd=root)[1]
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
     assert run("check", cwd=root)[0] == 2
+
+
+def test_a_reference_to_a_definition_with_a_broken_version_says_so() -> None:
+    """`version: 1.10` is read as the number 1.1: the rubric exists, and the reference's message
+    points at the real problem, not at a missing id."""
+    rubric = "id: tone\nversion: 1.10\nchecks: [{kind: php_lint, id: lint}]\nscoring: {combine: all_pass}\n"
+    dataset = "questions:\n  - id: q1\n    input: hi\n    rubric_ref: rubric/tone@1.10\n"
+    got = found("datasets/d.yaml", dataset, given={"rubrics/tone.yaml": rubric})
+    assert got == [
+        (
+            4,
+            17,
+            "unknown-ref",
+            "rubric 'tone' is defined in rubrics/tone.yaml, but its version 1.1 is not a semantic "
+            'version string (such as "1.0.0"), so no reference can resolve to it',
+        )
+    ]

@@ -55,6 +55,9 @@ class Project:
         self.entries: dict[str, Entry] = {}
         self.defs: dict[tuple[str, str], list[Definition]] = {}
         self._resolved: dict[Ref, Resolution] = {}
+        # (namespace, id) -> (path, version as written) of definitions whose version is not
+        # semver: nothing can resolve to them, and a reference's message says why.
+        self.unversioned: dict[tuple[str, str], list[tuple[str, object]]] = {}
         self.facts = Facts()  # what rules work out once per project
         for entry in entries if ordered else sorted(entries, key=lambda e: e.doc.path):
             self.add(entry)
@@ -65,12 +68,18 @@ class Project:
             return
         found = entry.kind.defines(entry.doc.data)
         version = parse_version(found[1]) if found else None
-        if found and version is not None:
-            ns = entry.kind.namespace or entry.kind.name
-            key = (ns, found[0])
-            self.defs.setdefault(key, []).append(
-                Definition(ns, found[0], version, entry.doc.path, entry.doc)
-            )
+        if not found:
+            return
+        ns = entry.kind.namespace or entry.kind.name
+        key = (ns, found[0])
+        if version is None:
+            data = entry.doc.data
+            written = data.get("version") if isinstance(data, dict) else found[1]
+            self.unversioned.setdefault(key, []).append((entry.doc.path, written))
+            return
+        self.defs.setdefault(key, []).append(
+            Definition(ns, found[0], version, entry.doc.path, entry.doc)
+        )
 
     def document(self, path: str) -> Document | None:
         entry = self.entries.get(path)

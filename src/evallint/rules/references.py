@@ -49,6 +49,21 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     for pointer, res in resolutions(doc, ctx):
         if res.outcome == "unknown-id":
             ref = res.ref
+            broken = ctx.project.unversioned.get((ref.namespace, ref.id))
+            if broken:
+                path, written = broken[0]
+                why = (
+                    "it declares no version"
+                    if written is None
+                    else f"its version {written!r} is not a semantic version string "
+                    '(such as "1.0.0")'
+                )
+                yield Finding(
+                    pointer,
+                    f"{ref.namespace} {ref.id!r} is defined in {path}, but {why}, so no "
+                    "reference can resolve to it",
+                )
+                continue
             hint = suggest(ref.id, ctx.project.ids(ref.namespace))
             tail = f"; did you mean '{ref.namespace}/{hint}'?" if hint else ""
             yield Finding(pointer, f"no {ref.namespace} with id {ref.id!r} in the project{tail}")
