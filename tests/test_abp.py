@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 from conftest import found, lint_files, shared_or_skip, walk_files
 
 SKILL = {"skills/refunds/SKILL.md": "# Refunds\n"}
+Run = Callable[..., tuple[int, str, str]]
+Tree = Callable[[dict[str, str | bytes]], Path]
 
 
 def test_clean_files() -> None:
     evals = {
+        "skill_name": "refunds",
         "skill_file": "skills/refunds/SKILL.md",
         "evals": [{"id": 1, "prompt": "p", "must_contain_any": ["a"], "check_php_lint": True}],
     }
@@ -44,7 +49,7 @@ def test_duplicate_case_ids_and_unknown_markdown_rules() -> None:
   {"id": "a", "prompt": "p", "check_markdown_structure": {"min_heading": 2}},
   {"id": "b", "prompt": "p", "must_contain_anyy": ["x"]},
   {"id": "a", "prompt": "p"}
-]}"""
+], "skill_name": "x"}"""
     assert found("eval/evals.json", text) == [
         (2, 59, "unknown-key", "unknown key 'min_heading'; did you mean 'min_headings'?"),
         (3, 30, "key-typo", "unknown key 'must_contain_anyy'; did you mean 'must_contain_any'?"),
@@ -56,7 +61,7 @@ def test_file_references() -> None:
     text = """{"skill_file": "skills/refund/SKILL.md", "evals": [
   {"id": "a", "prompt": "p", "mode": "execution", "verify": "../../etc/passwd"},
   {"id": "b", "prompt": "p", "verify": "scripts/verify.sh"}
-]}"""
+], "skill_name": "x"}"""
     files = {**SKILL, "scripts/verify.sh": "true\n"}
     assert found("eval/evals.json", text, given=files) == [
         (
@@ -108,3 +113,84 @@ def test_drupal_corpus() -> None:
         "agent-module-documentation/modules/co/commerce_cart_redirection/3.3.x/eval/evals.json"
     ]
     assert "parse-error" not in by_rule and "schema-violation" not in by_rule
+
+
+def _site_layout() -> dict[str, str | bytes]:
+    """agent-module-documentation's layout: paths written from the Drupal site root that holds
+    the repository (run-matrix.py runs scripts from there), and a skill_file beside it."""
+    evals = (
+        "{\n"
+        '  "skill_name": "drupal-module-docs",\n'
+        '  "skill_file": ".agents/skills/drupal-module-docs/SKILL.md",\n'
+        '  "evals": [\n'
+        "    {\n"
+        '      "id": "pathauto-blog",\n'
+        '      "mode": "execution",\n'
+        '      "prompt": "p",\n'
+        '      "verify": "agent-docs/evaluation/verify/blog.sh",\n'
+        '      "reset": "agent-docs/evaluation/verify/reset.sh"\n'
+        "    }\n"
+        "  ]\n"
+        "}\n"
+    )
+    return {
+        "agent-docs/modules/pa/pathauto/1.15.x/eval/evals.json": evals,
+        "agent-docs/evaluation/verify/blog.sh": "exit 0\n",
+    }
+
+
+def test_site_root_paths_resolve_inside_the_repository_and_beside_it_are_a_note(
+    run: Run, tree: Tree
+) -> None:
+    root = tree(_site_layout()) / "agent-docs"
+    code, out, _ = run("check", "--format", "json", cwd=root)
+    got = [
+        (d["line"], d["column"], d["rule"], d["message"]) for d in json.loads(out)["diagnostics"]
+    ]
+    assert got == [
+        (
+            3,
+            17,
+            "file-not-checked",
+            "'.agents/skills/drupal-module-docs/SKILL.md' is not in the repository; the runner "
+            "looks for it from the folder it runs in, which evallint cannot see, so it was not "
+            "checked",
+        ),
+        (
+            10,
+            16,
+            "missing-file",
+            "'agent-docs/evaluation/verify/reset.sh' does not exist (looked for "
+            "agent-docs/evaluation/verify/reset.sh and evaluation/verify/reset.sh)",
+        ),
+    ]
+    assert code == 1
+
+
+def test_a_first_folder_close_to_one_of_the_repository_is_a_typo_not_a_site_path() -> None:
+    evals = '{\n  "skill_name": "r",\n  "skill_file": "skils/refunds/SKILL.md",\n  "evals": []\n}\n'
+    assert found("evals/x/evals.json", evals, given=SKILL) == [
+        (
+            3,
+            17,
+            "missing-file",
+            "'skils/refunds/SKILL.md' does not exist (looked for skils/refunds/SKILL.md)",
+        )
+    ]
+
+
+def test_evals_json_without_skill_name() -> None:
+    """run-matrix.py reads spec["skill_name"] and stops with a KeyError without it; `name` and
+    `data_name` in its place are not read."""
+    text = '{\n  "name": "x",\n  "data_name": "y",\n  "evals": []\n}\n'
+    assert found("evals/x/evals.json", text) == [
+        (
+            2,
+            3,
+            "skill-name-missing",
+            "'name' is not read; runners read 'skill_name', and some stop without it",
+        )
+    ]
+    assert found("evals/x/evals.json", '{"evals": []}') == [
+        (1, 1, "skill-name-missing", "no 'skill_name': some runners read it and stop without it")
+    ]

@@ -172,7 +172,31 @@ def test_file_references_resolve_from_the_suite_folder_or_the_root() -> None:
             "missing-file",
             "'../../../etc/passwd' leads outside the repository; it is not followed",
         ),
-        (17, 20, "missing-file", "'missing.md' does not exist (looked for evals/missing.md)"),
+        (
+            17,
+            20,
+            "missing-file",
+            "'missing.md' does not exist (looked for evals/missing.md and missing.md)",
+        ),
+    ]
+
+
+def test_content_files_are_found_in_any_parent_folder_up_to_the_root() -> None:
+    """AgentV's search roots (file-resolver.ts buildSearchRoots, v4.42.4): the suite's folder,
+    then each parent up to the repository root; `../AGENTS.md` from evals/self/ resolves at the
+    root through evals/, and a `file://` prompt at the root resolves from a nested suite."""
+    text = V4.replace("assert:", "assertions:").replace("value: policy.md", "value: ../AGENTS.md")
+    text += "      - {type: llm-grader, prompt: 'file://prompts/grader.md'}\n"
+    given = {"AGENTS.md": "a", "prompts/grader.md": "p"}
+    assert found("evals/self/refunds.eval.yaml", text, given=given) == []
+    assert found("evals/self/refunds.eval.yaml", text, given={"AGENTS.md": "a"}) == [
+        (
+            15,
+            36,
+            "missing-file",
+            "'file://prompts/grader.md' does not exist (looked for "
+            "evals/self/prompts/grader.md, evals/prompts/grader.md and prompts/grader.md)",
+        )
     ]
 
 
@@ -186,13 +210,8 @@ tests:
       - {type: llm-grader, prompt: Judge whether the answer is polite.}
   - cases/more.yaml
 """
+    # A prompt without file:// is inline text to AgentV 4 (grader-parser.ts), never a file.
     assert found("evals/x.eval.yaml", text) == [
-        (
-            5,
-            36,
-            "missing-file",
-            "'prompts/judge.md' does not exist (looked for evals/prompts/judge.md)",
-        ),
         (
             7,
             5,

@@ -556,7 +556,10 @@ def test_source_date_epoch(run: Run, tree: Tree, monkeypatch: object) -> None:
 def test_a_reference_to_a_definition_with_a_broken_version_says_so() -> None:
     """`version: 1.10` is read as the number 1.1: the rubric exists, and the reference's message
     points at the real problem, not at a missing id."""
-    rubric = "id: tone\nversion: 1.10\nchecks: [{kind: php_lint, id: lint}]\nscoring: {combine: all_pass}\n"
+    rubric = (
+        "id: tone\nversion: 1.10\nchecks: [{kind: php_lint, id: lint}]\n"
+        "scoring: {combine: all_pass}\n"
+    )
     dataset = "questions:\n  - id: q1\n    input: hi\n    rubric_ref: rubric/tone@1.10\n"
     got = found("datasets/d.yaml", dataset, given={"rubrics/tone.yaml": rubric})
     assert got == [

@@ -37,6 +37,7 @@ class Run:
     outside: Callable[[str], bool] = never
     others: Others | None = None
     engines: Engines = field(default_factory=Engines)
+    root_name: str = ""  # the project folder's name
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
@@ -280,4 +281,5 @@ def context(entry: Entry, run: Run, project: Project, base: Project | None) -> C
         run.outside,
         run.others,
         engines=run.engines,
+        root_name=run.root_name,
     )

@@ -6,6 +6,7 @@ import datetime
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from evallint.baseline import Baseline, base_project
 from evallint.config import Config
@@ -50,6 +51,8 @@ def lint(
         getattr(source, "outside", never),
     )
     run.others = Others(source, config, run.files, run.outside)
+    root = getattr(source, "root", None)
+    run.root_name = root.name if isinstance(root, Path) else ""
     if len(paths) >= parallel.PARALLEL_FROM:
         run.engines.fast_from = 0  # a large run: the fast engine pays for itself at once
     crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)

@@ -29,16 +29,17 @@ SCRIPTS = ("setup", "reset", "verify", "cleanup")
 
 def _skill_file(data: JSON) -> Iterator[FileRef]:
     if isinstance(data, dict) and isinstance(data.get("skill_file"), str):
-        yield FileRef(("skill_file",), data["skill_file"], from_root=True)
+        yield FileRef(("skill_file",), data["skill_file"], search="site")
 
 
 def evals_files(data: JSON) -> Iterator[FileRef]:
-    """skill_file and the case scripts; the runner resolves them from the repository root."""
+    """skill_file and the case scripts, which the runner resolves from the root of the project it
+    works in (the repository, or the Drupal site that holds it)."""
     yield from _skill_file(data)
     for i, case in items(data, "evals"):
         for key in SCRIPTS:
             if isinstance(case.get(key), str):
-                yield FileRef(("evals", i, key), case[key], from_root=True)
+                yield FileRef(("evals", i, key), case[key], search="site")
 
 
 def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:

@@ -93,9 +93,6 @@ def case_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
             yield (key, i, "id"), case["id"]
 
 
-_PROMPT_PATH = re.compile(r"^[^\s]+\.[A-Za-z0-9]{1,8}$")
-
-
 def _message_files(messages: JSON, where: Pointer) -> Iterator[FileRef]:
     if not isinstance(messages, list):
         return
@@ -108,7 +105,9 @@ def _message_files(messages: JSON, where: Pointer) -> Iterator[FileRef]:
                     and block.get("type") == "file"
                     and isinstance(block.get("value"), str)
                 ):
-                    yield FileRef((*where, i, "content", j, "value"), block["value"])
+                    yield FileRef(
+                        (*where, i, "content", j, "value"), block["value"], search="ancestors"
+                    )
 
 
 def _grader_files(graders: JSON, where: Pointer) -> Iterator[FileRef]:
@@ -116,9 +115,10 @@ def _grader_files(graders: JSON, where: Pointer) -> Iterator[FileRef]:
         return
     for i, grader in enumerate(graders):
         prompt = grader.get("prompt") if isinstance(grader, dict) else None
-        # A prompt that is one word with a file extension is a path, not inline text.
-        if isinstance(prompt, str) and _PROMPT_PATH.match(prompt.strip()):
-            yield FileRef((*where, i, "prompt"), prompt.strip())
+        # Only `file://` names a file that must exist: AgentV 4 reads any other prompt as inline
+        # text, and 2.x used a bare path only when found (else inline text, with a warning).
+        if isinstance(prompt, str) and prompt.strip().startswith("file://"):
+            yield FileRef((*where, i, "prompt"), prompt.strip(), search="ancestors")
         if isinstance(grader, dict):
             for key in ("evaluators", "assertions"):
                 yield from _grader_files(grader.get(key), (*where, i, key))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from evallint.model import JSON, Pointer
 
@@ -13,11 +15,51 @@ Defines = Callable[[JSON], tuple[str, str] | None]  # (id, version) this file de
 References = Callable[[JSON], Iterator[tuple[Pointer, str]]]  # (where, reference text)
 
 
+# How a runner looks for a file an eval names:
+# "folder": from the eval file's folder (a leading `/`: from the repository root);
+# "ancestors": AgentV's search roots: the eval's folder, then each parent up to the repository
+#     root (a leading `/` is stripped first), so `../AGENTS.md` may be found further up;
+# "site": from the root of the project the runner works in, which may be the folder that holds
+#     the repository (ai_best_practices runs from a Drupal site root), so a path may start with
+#     the repository's own folder name, or point beside the repository.
+Search = Literal["folder", "ancestors", "site"]
+
+
 @dataclass(frozen=True, slots=True)
 class FileRef:
     pointer: Pointer
     path: str  # as written
-    from_root: bool = False  # resolved from the repository root, not the file's folder
+    search: Search = "folder"
+
+
+def _inside(path: str) -> str | None:
+    """The normalised project-relative path, or None when it leaves the project."""
+    normal = posixpath.normpath(path) if path else "."
+    if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
+        return None
+    return normal
+
+
+def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
+    """Where the runner looks for the file, in order, as project-relative paths; empty when
+    every place it would look lies outside the project."""
+    text = ref.path.removeprefix("file://")
+    here = posixpath.dirname(doc_path)
+    if ref.search == "site" or (ref.search == "folder" and text.startswith("/")):
+        tried = [text.lstrip("/")]
+        first, _, rest = tried[0].partition("/")
+        if ref.search == "site" and root_name and first == root_name and rest:
+            tried.append(rest)  # written from the site root that holds the repository
+    elif ref.search == "folder":
+        tried = [posixpath.join(here, text)]
+    else:
+        bare = text.lstrip("/\\")
+        folders = [here]
+        while folders[-1]:
+            folders.append(posixpath.dirname(folders[-1]))
+        tried = [posixpath.join(folder, bare) for folder in folders]
+    found = [p for p in map(_inside, tried) if p is not None]
+    return list(dict.fromkeys(found))
 
 
 CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]

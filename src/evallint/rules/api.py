@@ -105,6 +105,7 @@ class Context:
     others: Others | None = None  # companion files, read on demand
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
     engines: Engines = FEW  # when the fast validation engine is asked first
+    root_name: str = ""  # the repository folder's own name (site-root paths start with it)
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         return doc.facts.get(_schema_errors, doc, self)

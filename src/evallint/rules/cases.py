@@ -22,9 +22,9 @@ def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     this only at run time). Reported on the second, naming the line of the first.
 
     Bad (evals/refunds/evals.json):
-        {"evals": [{"id": "window", "prompt": "a"}, {"id": "window", "prompt": "b"}]}
+        {"evals": [{"id": "window", "prompt": "a"}, {"id": "window"}], "skill_name": "r"}
     Good (evals/refunds/evals.json):
-        {"evals": [{"id": "window", "prompt": "a"}, {"id": "credit", "prompt": "b"}]}
+        {"evals": [{"id": "window", "prompt": "a"}, {"id": "credit"}], "skill_name": "r"}
     """
     if ctx.kind.case_ids is None:
         return
@@ -66,3 +66,29 @@ def evals_key_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
     else:
         yield Finding((), "no 'evals' list: no case in this file would run")
+
+
+@rule("skill-name-missing", Severity.WARNING, kinds=(abp.EVALS,))
+def skill_name_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An evals.json names no `skill_name`, which some runners read without a default.
+
+    agent-module-documentation's runner reads `spec["skill_name"]` and stops with a KeyError
+    without it; the ai_best_practices port falls back to a default name. A `name` or
+    `data_name` key in its place is not read.
+
+    Bad (evals/refunds/evals.json):
+        {"name": "refunds", "evals": [{"id": "window", "prompt": "a"}]}
+    Good (evals/refunds/evals.json):
+        {"skill_name": "refunds", "evals": [{"id": "window", "prompt": "a"}]}
+    """
+    if not isinstance(doc.data, dict) or "skill_name" in doc.data:
+        return
+    instead = next((k for k in ("name", "data_name") if k in doc.data), None)
+    if instead is not None:
+        yield Finding(
+            (instead,),
+            f"{instead!r} is not read; runners read 'skill_name', and some stop without it",
+            on_key=True,
+        )
+    else:
+        yield Finding((), "no 'skill_name': some runners read it and stop without it")

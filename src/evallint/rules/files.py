@@ -6,31 +6,18 @@ Nothing named is ever opened: existence is checked against the project's file li
 from __future__ import annotations
 
 import functools
-import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import NAMING_FILES
+from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
+from evallint.suggest import suggest
 
 if TYPE_CHECKING:
-    from evallint.kinds.base import FileRef
     from evallint.parse import Document
     from evallint.rules.api import Context
-
-
-def resolve(doc_path: str, ref: FileRef) -> str | None:
-    """The project-relative path a reference names; None when it leaves the project."""
-    text = ref.path.removeprefix("file://")
-    if text.startswith("/") or ref.from_root:
-        joined = text.lstrip("/")
-    else:
-        joined = posixpath.join(posixpath.dirname(doc_path), text)
-    normal = posixpath.normpath(joined)
-    if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
-        return None
-    return normal
 
 
 def _exists(path: str, files: frozenset[str]) -> bool:
@@ -57,30 +44,82 @@ def _folders(files: frozenset[str]) -> frozenset[str]:
 def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A file the eval names does not exist in the project, or lies outside it.
 
-    Paths resolve as the format's runner resolves them (relative to the eval file's folder, a
-    leading `/` from the repository root; ai_best_practices paths from the repository root). A
-    path that leaves the repository (`../../etc/passwd`, or a symlink pointing out) is an error
-    and is never read.
+    Paths resolve as the format's runner resolves them, and the message lists every place
+    looked in. AgentV looks for `type: file` content and `file://` grader prompts in the suite's
+    folder, then in each parent up to the repository root (a leading `/` is dropped), and for
+    `file://` case files in the suite's folder. ai_best_practices paths are written from the
+    project root, which may be the Drupal site that holds the repository: a first folder named
+    as the repository is skipped, and a path beside the repository is `file-not-checked`. A path
+    that leaves the repository everywhere it is looked for (`../../etc/passwd`), or a symlink
+    pointing out, is an error and is never read.
 
     Given (skills/refunds/SKILL.md):
         # Refunds
     Bad (evals/refunds/evals.json):
-        {"skill_file": "skills/refund/SKILL.md", "evals": []}
+        {"skill_file": "skills/refund/SKILL.md", "evals": [], "skill_name": "refunds"}
     Good (evals/refunds/evals.json):
-        {"skill_file": "skills/refunds/SKILL.md", "evals": []}
+        {"skill_file": "skills/refunds/SKILL.md", "evals": [], "skill_name": "refunds"}
     """
     if ctx.kind.file_refs is None:
         return
     for ref in ctx.kind.file_refs(doc.data):
-        target = resolve(doc.path, ref)
-        if target is None:
+        tried = candidates(doc.path, ref, ctx.root_name)
+        found = next((p for p in tried if _exists(p, ctx.files)), None)
+        if not tried:
             yield Finding(
                 ref.pointer, f"{ref.path!r} leads outside the repository; it is not followed"
             )
-        elif not _exists(target, ctx.files):
-            yield Finding(ref.pointer, f"{ref.path!r} does not exist (looked for {target})")
-        elif ctx.outside(target):
+        elif found is not None and ctx.outside(found):
             yield Finding(
                 ref.pointer,
                 f"{ref.path!r} is a symlink that leads outside the repository; it is not followed",
+            )
+        elif found is None and not _beside(ref, tried, ctx):
+            yield Finding(ref.pointer, f"{ref.path!r} does not exist (looked for {_listed(tried)})")
+
+
+def _listed(tried: list[str]) -> str:
+    return tried[0] if len(tried) == 1 else ", ".join(tried[:-1]) + f" and {tried[-1]}"
+
+
+def _top(files: frozenset[str]) -> frozenset[str]:
+    return frozenset(f.split("/", 1)[0] for f in files)
+
+
+def _beside(ref: FileRef, tried: list[str], ctx: Context) -> bool:
+    """A site-root path that names a place beside the repository (its first folder is none of
+    the repository's, nor a misspelling of one): the runner may find it, evallint cannot look."""
+    if ref.search != "site":
+        return False
+    first = tried[0].split("/", 1)[0]
+    if first == ctx.root_name:
+        return False  # the repository itself, seen from the site root
+    top = _top(ctx.files)
+    return first not in top and suggest(first, sorted(top)) is None
+
+
+@rule("file-not-checked", Severity.NOTE, kinds=NAMING_FILES, reads_files=True)
+def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A file the eval names lies beside the repository, where evallint cannot look.
+
+    ai_best_practices runners resolve paths from the root of the Drupal site they run in, which
+    may hold the repository (`.agents/skills/x/SKILL.md` beside `my-docs/`). Such a path is not
+    an error, but nothing checked that the file exists.
+
+    Given (skills/refunds/SKILL.md):
+        # Refunds
+    Bad (evals/refunds/evals.json):
+        {"skill_file": ".agents/skills/refunds/SKILL.md", "evals": [], "skill_name": "refunds"}
+    Good (evals/refunds/evals.json):
+        {"skill_file": "skills/refunds/SKILL.md", "evals": [], "skill_name": "refunds"}
+    """
+    if ctx.kind.file_refs is None:
+        return
+    for ref in ctx.kind.file_refs(doc.data):
+        tried = candidates(doc.path, ref, ctx.root_name)
+        if tried and not any(_exists(p, ctx.files) for p in tried) and _beside(ref, tried, ctx):
+            yield Finding(
+                ref.pointer,
+                f"{ref.path!r} is not in the repository; the runner looks for it from the "
+                "folder it runs in, which evallint cannot see, so it was not checked",
             )
