@@ -413,3 +413,15 @@ def test_the_promptfoo_examples_are_not_taken_for_agentv() -> None:
     paths = sorted(p.relative_to(root).as_posix() for p in walk_files(root) if p.suffix == ".yaml")
     report = lint(paths, FsSource(root), Config())
     assert paths and report.diagnostics == () and report.files_checked == 0
+
+
+def test_a_suite_the_runner_cannot_load_is_a_parse_error_at_the_line() -> None:
+    """A python -c program in a flow sequence, its second line at column 0: libyaml folds it,
+    AgentV's parser stops with 'Missing closing "quote'."""
+    text = V4.replace("assert:", "assertions:") + (
+        '      - type: code-grader\n        command: ["python3", "-c", "import sys\n'
+        'print(sys.stdin.read())"]\n'
+    )
+    got = found("evals/refunds.eval.yaml", text, given={"evals/policy.md": "x"})
+    assert [(line, col, rule) for line, col, rule, _ in got] == [(17, 1, "parse-error")]
+    assert got[0][3].startswith("this line continues a value begun above but is indented 0")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from conftest import shared_or_skip
 from evallint.model import Span
 from evallint.parse import decode, parse
@@ -207,3 +209,34 @@ def test_seeking_map_on_real_records() -> None:
         lazy = seeking_map(text)
         assert all(lazy.values[p] == s for p, s in values.items()), path
         assert all(lazy.keys[p] == s for p, s in keys.items()), path
+
+
+# Verdicts of a YAML 1.2 parser that checks flow indentation (the `yaml` package AgentV loads
+# suites with, 2.x): (text, where the first under-indented line starts, or None when it loads).
+FLOW_INDENT = [
+    ('k: "a\nb"\n', (2, 1)),
+    ('k: "a\n b"\n', None),
+    ("k: 'a\nb'\n", (2, 1)),
+    ('tests:\n  - id: a\n    command: ["python3", "-c", "import x\nprint(1)"]\n', (4, 1)),
+    ('tests:\n  - id: a\n    command: ["python3", "-c", "import x\n    print(1)"]\n', (4, 5)),
+    ('tests:\n  - id: a\n    command: ["python3", "-c", "import x\n     print(1)"]\n', None),
+    ("k: [a\nb]\n", (2, 1)),
+    ('- b: {x: "y\n  z"}\n', (2, 3)),
+    ('- "a\nb"\n', (2, 1)),
+    ('- "a\n b"\n', None),
+    ('k: "a\n\n  b"\n', None),
+    ("k: [\n  a,\n]\n", None),
+    ("x:\n  k: [\n  a,\n    ]\n", (3, 3)),
+    ("x:\n  k: {\n    a: 1\n  }\n", None),
+    ('{\n"a": 1\n}\n', None),
+    ("k: |\n  a\n  b\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "where"), FLOW_INDENT)
+def test_under_indented_flow_lines_that_libyaml_accepts_are_errors(
+    text: str, where: tuple[int, int] | None
+) -> None:
+    loaded = load_yaml(text)
+    got = [(p.span.line, p.span.column, p.rule) for p in loaded.problems]
+    assert got == ([] if where is None else [(*where, "parse-error")])

@@ -46,6 +46,11 @@ class _Frame:
     key: Any = _NO_KEY
     key_lines: dict[str, int] = field(default_factory=dict)
     merges: list[JSON] = field(default_factory=list)
+    # The column of the innermost block collection this frame is (or lies in); -1 at the root.
+    # Lines of a flow node inside it must be indented further (YAML 1.2 s-flow-line-prefix).
+    block: int = -1
+    flow: bool = False
+    flow_line: int = -1  # a flow collection in a block one: its first line, to check the rest
 
 
 def _span(event: Any) -> Span:
@@ -95,6 +100,8 @@ class _Builder:
         self.root: JSON = None
         self.problems: list[Problem] = []
         self.smap = SourceMap(LineIndex(text, yaml=True)) if record else None
+        self.text = text
+        self._lines: LineIndex | None = None
 
     def run(self) -> None:
         get = self.loader.get_event
@@ -137,6 +144,10 @@ class _Builder:
             raise _Stop(event, f"unsupported YAML tag {tag!r}")
         self.nodes += 1
         self.chars += len(event.value)
+        quoted = event.style == '"' or event.style == "'"
+        # A multi-line quoted value in a block collection (a flow one checks its own lines).
+        if quoted and event.start_mark.line != event.end_mark.line and top and not top.flow:
+            self.indented(event.start_mark.line + 1, event.end_mark.line, top.block)
         value = _typed(tag, event.value, event)
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1, len(event.value))
@@ -173,10 +184,19 @@ class _Builder:
         value: dict[str, JSON] | list[JSON] = {} if is_map else []
         pointer = self.child_pointer(top)
         self.attach(value, event)
-        self.stack.append(_Frame(value, pointer, event.anchor, self.nodes, self.chars))
+        frame = _Frame(value, pointer, event.anchor, self.nodes, self.chars)
+        if event.flow_style:
+            frame.flow, frame.block = True, top.block if top is not None else -1
+            if top is not None and not top.flow:
+                frame.flow_line = event.start_mark.line
+        else:
+            frame.block = event.start_mark.column
+        self.stack.append(frame)
 
     def end(self, event: Any) -> None:
         frame = self.stack.pop()
+        if frame.flow_line >= 0:
+            self.indented(frame.flow_line + 1, event.end_mark.line, frame.block, closing=True)
         if isinstance(frame.value, dict) and frame.merges:
             for merged in frame.merges:
                 for k, v in merged.items():
@@ -193,6 +213,36 @@ class _Builder:
             self.smap.values[frame.pointer] = Span(
                 start.line, start.column, e.line + 1, e.column + 1
             )
+
+    def indented(self, first: int, last: int, block: int, *, closing: bool = False) -> None:
+        """Lines `first`..`last` (0-based) of a flow node in a block collection at column
+        `block` must be indented past it. libyaml does not check this, but the YAML spec and
+        stricter parsers do (AgentV's: "Missing closing quote"), so the runner cannot load the
+        file. Blank and comment lines, and a closing bracket, may sit anywhere."""
+        if block < 0:
+            return
+        if self._lines is None:
+            self._lines = LineIndex(self.text, yaml=True)
+        starts, text = self._lines.starts, self.text
+        for line in range(first, min(last, len(starts) - 1) + 1):
+            start = starts[line]
+            end = starts[line + 1] if line + 1 < len(starts) else len(text)
+            content = text[start:end].rstrip("\r\n")
+            body = content.lstrip(" \t")
+            indent = len(content) - len(body)
+            if not body or body[0] == "#" or (closing and body[0] in "]}"):
+                continue
+            if indent <= block:
+                self.problems.append(
+                    Problem(
+                        Span(line + 1, indent + 1, line + 1, indent + 2),
+                        f"this line continues a value begun above but is indented {indent} "
+                        f"space{'' if indent == 1 else 's'}; it needs more than {block}: "
+                        "libyaml reads it, but the YAML spec and stricter parsers (AgentV's) "
+                        "reject the file",
+                    )
+                )
+                return  # one report a value: the rest of it is the same mistake
 
     def alias(self, event: Any) -> None:
         found = self.anchors.get(event.anchor)
