@@ -425,3 +425,58 @@ def test_a_suite_the_runner_cannot_load_is_a_parse_error_at_the_line() -> None:
     got = found("evals/refunds.eval.yaml", text, given={"evals/policy.md": "x"})
     assert [(line, col, rule) for line, col, rule, _ in got] == [(17, 1, "parse-error")]
     assert got[0][3].startswith("this line continues a value begun above but is indented 0")
+
+
+def test_unknown_grader_types_get_a_suggestion_and_custom_assertions_count() -> None:
+    text = """\
+tests:
+  - id: a
+    criteria: c
+    input: hi
+    assertions:
+      - type: contains_anyy
+        value: [x]
+      - type: contains_any
+        value: [x]
+      - type: word-count
+      - type: composite
+        assertions:
+          - type: llm-gradr
+"""
+    given = {"evals/.agentv/assertions/word-count.ts": "export default 1\n"}
+    assert found("evals/deep/x.eval.yaml", text, given=given) == [
+        (
+            6,
+            15,
+            "unknown-grader-type",
+            "unknown grader type 'contains_anyy'; did you mean 'contains-any'?",
+        ),
+        (
+            13,
+            19,
+            "unknown-grader-type",
+            "unknown grader type 'llm-gradr'; did you mean 'llm-grader'?",
+        ),
+    ]
+    assert [f[2] for f in found("evals/deep/x.eval.yaml", text)].count("unknown-grader-type") == 3
+
+
+def test_next_dialect_types_take_a_not_prefix() -> None:
+    text = """\
+prompts: ["{{ q }}"]
+tests:
+  - vars: {q: hi}
+    assert:
+      - type: not-contains
+        value: x
+      - type: contains-anyy
+        value: [x]
+"""
+    assert found("evals/x.eval.yaml", text) == [
+        (
+            7,
+            15,
+            "unknown-grader-type",
+            "unknown grader type 'contains-anyy'; did you mean 'contains-any'?",
+        )
+    ]

@@ -203,3 +203,37 @@ V4 = _kind(
 NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
 
 SUITES = (V2, SPEC, V4, NEXT)  # the AgentV dialects, oldest first
+
+
+# The grader types each dialect's runner knows; anything else gets AgentV's own "Unknown
+# assertion type" warning, unless a custom assertion of that name sits in an `.agentv/assertions/`
+# folder above the suite. AgentV 4.42.4: types.ts GRADER_KIND_VALUES (checked after `_` → `-`);
+# next (v5): the registered kinds of types.ts at 5.3.1-next.1, any of them with a `not-` prefix.
+_V4_TYPES = frozenset(
+    {
+        "code-grader", "llm-grader", "rubric", "composite", "tool-trajectory", "field-accuracy",
+        "latency", "cost", "token-usage", "execution-metrics", "skill-trigger", "contains",
+        "contains-any", "contains-all", "icontains", "icontains-any", "icontains-all",
+        "starts-with", "ends-with", "regex", "is-json", "equals", "rubrics", "inline-assert",
+    }
+)  # fmt: skip
+_NEXT_TYPES = frozenset(
+    {
+        "script", "llm-rubric", "agent-rubric", "assert-set", "skill-used",
+        "trajectory:tool-used", "trajectory:tool-args-match", "trajectory:tool-sequence",
+        "trajectory:step-count", "trajectory:goal-success", "field-accuracy", "latency", "cost",
+        "token-usage", "execution-metrics", "contains", "contains-any", "contains-all",
+        "icontains", "icontains-any", "icontains-all", "starts-with", "ends-with", "regex",
+        "is-json", "equals", "javascript", "python", "webhook", "similar",
+    }
+)  # fmt: skip
+GRADER_TYPES: dict[str, frozenset[str]] = {V4.name: _V4_TYPES, NEXT.name: _NEXT_TYPES}
+CUSTOM_ASSERTIONS = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")  # .agentv/assertions/<type>.*
+
+
+def grader_type(dialect_name: str, written: str) -> str:
+    """The type as the dialect's runner compares it (4.x: snake_case read as kebab-case; next:
+    a `not-` prefix negates any type)."""
+    if dialect_name == V4.name:
+        return written.replace("_", "-")
+    return written.removeprefix("not-") if dialect_name == NEXT.name else written

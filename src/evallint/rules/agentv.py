@@ -6,8 +6,10 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
+from evallint.kinds.base import items
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
+from evallint.suggest import suggest
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -296,3 +298,84 @@ def score_ranges(doc: Document, ctx: Context) -> Iterator[Finding]:
     for pointer, value in _find_ranges(doc.data, ()):
         for where, message, on_key in range_problems(value, pointer):
             yield Finding(where, message, on_key=on_key)
+
+
+def _all_graders(doc: Document) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    """Every grader of a suite: the suite's own, each case's, and the children of groups."""
+    stack: list[tuple[Pointer, dict[str, JSON]]] = []
+    if isinstance(doc.data, dict):
+        stack += list(agentv.graders(doc.data, ()))
+    list_key, cases = agentv.case_list(doc.data)
+    for i, case in cases:
+        stack += list(agentv.graders(case, (list_key, i)))
+    while stack:
+        where, grader = stack.pop(0)
+        yield where, grader
+        for key in ("assert", "assertions"):
+            stack += [((*where, key, j), child) for j, child in items(grader, key)]
+
+
+def _custom_types(doc: Document, ctx: Context) -> frozenset[str]:
+    """Custom assertions the runner discovers in `.agentv/assertions/` folders above the suite."""
+    folders = []
+    here = doc.path.rpartition("/")[0]
+    while True:
+        folders.append(f"{here}/.agentv/assertions/" if here else ".agentv/assertions/")
+        if not here:
+            break
+        here = here.rpartition("/")[0]
+    out = set()
+    for path in ctx.files:
+        if "/.agentv/assertions/" in f"/{path}" and path.endswith(agentv.CUSTOM_ASSERTIONS):
+            folder, _, name = path.rpartition("/")
+            if f"{folder}/" in folders:
+                out.add(name.rsplit(".", 1)[0])
+    return frozenset(out)
+
+
+@rule("unknown-grader-type", Severity.WARNING, kinds=(agentv.V4, agentv.NEXT))
+def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A grader's `type` is none the dialect's runner knows (a misspelling, most often).
+
+    AgentV warns "Unknown assertion type" and the grader does not run as meant. The known types
+    are those of AgentV 4.42.4 (`code-grader`, `contains-any`, ...; snake_case is read as
+    kebab-case) and of its next dialect (`llm-rubric`, `script`, ...; any with a `not-` prefix),
+    plus custom assertions in an `.agentv/assertions/` folder above the suite. Types from
+    another dialect get `agentv-migration` instead.
+
+    Bad (evals/refunds.eval.yaml):
+        tests:
+          - id: window
+            criteria: Mentions the 30-day window.
+            input: "How long do refunds take?"
+            assertions:
+              - type: contains-anyy
+                value: ["30 days"]
+    Good (evals/refunds.eval.yaml):
+        tests:
+          - id: window
+            criteria: Mentions the 30-day window.
+            input: "How long do refunds take?"
+            assertions:
+              - type: contains-any
+                value: ["30 days"]
+    """
+    known = agentv.GRADER_TYPES.get(ctx.kind.name)
+    if known is None:
+        return
+    renamed = _RENAMES.get(ctx.kind.name, {}).get("type", {})
+    custom: frozenset[str] | None = None
+    for where, grader in _all_graders(doc):
+        written = grader.get("type")
+        if not isinstance(written, str) or written in renamed:
+            continue
+        name = agentv.grader_type(ctx.kind.name, written)
+        if name in known:
+            continue
+        if custom is None:
+            custom = _custom_types(doc, ctx)
+        if name in custom:
+            continue
+        hint = suggest(name, sorted(known | custom))
+        tail = f"; did you mean {hint!r}?" if hint else ""
+        yield Finding((*where, "type"), f"unknown grader type {written!r}{tail}")
