@@ -346,10 +346,23 @@ evalcases:
         - {name: s, type: code_judge, script: [python, check.py]}
         - {name: c, type: composite, aggregator: {type: minimum}}
 """
+    # An llm_judge without a prompt uses AgentV's default grader prompt (2.6.1), so only the
+    # composite without members is an error, though the spec's schema asks for a prompt too.
     assert [f for f in found("EVAL.yaml", text) if f[2] == "schema-violation"] == [
-        (8, 11, "schema-violation", "missing required key 'prompt'"),
         (10, 11, "schema-violation", "missing required key 'evaluators'"),
     ]
+
+
+def test_agentv_2_suites_need_no_name_and_outcome_only_cases_no_expected_messages() -> None:
+    """AgentV 2.6.1 loads `evalcases` suites without the spec's `name`; 0.10 loads cases with no
+    `expected_messages` (outcome-only evaluation)."""
+    v2x = "evalcases:\n  - id: a\n    expected_outcome: o\n    input: hi\n"
+    assert found("evals/dataset.yaml", v2x) == []
+    v010 = (
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n    outcome: o\n"
+        "    input_messages:\n      - {role: user, content: hi}\n"
+    )
+    assert found("evals/dataset.yaml", v010) == []
 
 
 V4_LEGACY = """\

@@ -663,7 +663,8 @@ def agentv_v2() -> S:
     case: S = {
         "type": "object",
         "description": "One eval case.",
-        "required": ["id", "outcome", "input_messages", "expected_messages"],
+        # expected_messages is optional: outcome-only cases (AgentV 0.10 yaml-parser.ts).
+        "required": ["id", "outcome", "input_messages"],
         "properties": {
             "id": string("Case id, unique in the file."),
             "conversation_id": string("Threads cases into one conversation."),
@@ -743,10 +744,12 @@ def agentevals() -> S:
     return root(
         "agentevals",
         "agentevals EVAL.yaml",
-        "The agentevals specification (agentevals.io): `name` and `evalcases`.",
+        "The agentevals specification (agentevals.io), as AgentV up to 2.6.1 loads it: "
+        "`evalcases`; the spec's `name` is optional there.",
         {
             "type": "object",
-            "required": ["name", "evalcases"],
+            # The spec asks for `name`; AgentV, its one runner, never required it (2.6.1).
+            "required": ["evalcases"],
             "properties": {
                 "$schema": string("The schema this file follows."),
                 "name": string(
@@ -772,7 +775,8 @@ def agentevals() -> S:
                 "grader": {
                     **grader(SPEC_GRADERS, "An evaluator."),
                     "required": ["name", "type"],
-                    # What each evaluator type needs, as the spec's schema says.
+                    # What each evaluator type needs, as AgentV 2.6.1 loads it (the spec also asks
+                    # for an llm_judge `prompt`; AgentV uses its default grader prompt without).
                     "allOf": [
                         {
                             "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
@@ -780,7 +784,6 @@ def agentevals() -> S:
                         }
                         for kind, field in (
                             ("code_judge", "script"),
-                            ("llm_judge", "prompt"),
                             ("composite", "evaluators"),
                         )
                     ],

@@ -93,6 +93,14 @@ def case_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
             yield (key, i, "id"), case["id"]
 
 
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+
+
+def _local(value: str) -> bool:
+    """A path or `file://` URL; other URLs (git URL references) are fetched, not files."""
+    return value.startswith("file://") or not _URL.match(value)
+
+
 def _message_files(messages: JSON, where: Pointer) -> Iterator[FileRef]:
     if not isinstance(messages, list):
         return
@@ -104,6 +112,7 @@ def _message_files(messages: JSON, where: Pointer) -> Iterator[FileRef]:
                     isinstance(block, dict)
                     and block.get("type") == "file"
                     and isinstance(block.get("value"), str)
+                    and _local(block["value"])
                 ):
                     yield FileRef(
                         (*where, i, "content", j, "value"), block["value"], search="ancestors"
