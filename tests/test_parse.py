@@ -129,7 +129,22 @@ def test_json_non_ascii_columns_count_code_points() -> None:
 
 def test_json_strictness() -> None:
     assert problems('{"a": 1, "a": 2}', "json") == [
-        (1, 10, "duplicate-key", "duplicate key 'a' (first on line 1)")
+        (
+            1,
+            10,
+            "duplicate-key",
+            "duplicate key 'a' (first on line 1): json loaders keep only this last value",
+        )
+    ]
+    # As in real evals.json files: harmless to the runner, and the message says so.
+    assert problems('{"a": {"b": [1]},\n "a": {"b": [1]}}', "json") == [
+        (
+            2,
+            2,
+            "duplicate-key",
+            "duplicate key 'a' (first on line 1), with the same value: json loaders keep the "
+            "last, so it reads the same, but strict JSON parsers reject the file",
+        )
     ]
     assert problems('{"a": NaN}', "json") == [(1, 7, "parse-error", "NaN is not valid JSON")]
     assert problems('{"a": -Infinity}', "json") == [

@@ -279,7 +279,7 @@ def test_duplicate_keys_in_each_format() -> None:
     doc = json.dumps({"questions": [{"id": "q", "input": "i"}]})[:-1] + ', "questions": []}'
     assert found("datasets/d.json", doc)[0][2:] == (
         "duplicate-key",
-        "duplicate key 'questions' (first on line 1)",
+        "duplicate key 'questions' (first on line 1): json loaders keep only this last value",
     )
 
 

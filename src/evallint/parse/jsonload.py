@@ -262,6 +262,22 @@ class _Seeker:
         return None
 
 
+def _duplicate(text: str, key: str, line: int, first_at: int, second_at: int) -> str:
+    """What a repeated key means to the runners: Python's json (and JavaScript's JSON.parse)
+    keep the last value, so only a different value is lost; strict parsers reject both."""
+    decode = json.JSONDecoder().raw_decode  # the duplicate is rare: parse just the two values
+    try:
+        same = decode(text, first_at)[0] == decode(text, second_at)[0]
+    except ValueError:
+        same = False
+    if same:
+        return (
+            f"duplicate key {key!r} (first on line {line}), with the same value: json loaders "
+            "keep the last, so it reads the same, but strict JSON parsers reject the file"
+        )
+    return f"duplicate key {key!r} (first on line {line}): json loaders keep only this last value"
+
+
 class _Walker:
     """Re-reads already validated JSON text to find spans, duplicate keys and NaN/Infinity."""
 
@@ -313,19 +329,19 @@ class _Walker:
         if opener == "{":
             key, after_key = scanstring(text, i + 1)
             key_span = self.index.span(i, after_key)
+            value_at = _skip(text, _skip(text, after_key) + 1)  # past the colon
             if key in seen:
+                line, first_at = seen[key]
                 self.problems.append(
                     Problem(
-                        key_span,
-                        f"duplicate key {key!r} (first on line {seen[key]})",
-                        "duplicate-key",
+                        key_span, _duplicate(text, key, line, first_at, value_at), "duplicate-key"
                     )
                 )
             else:
-                seen[key] = key_span.line
+                seen[key] = (key_span.line, value_at)
             child: Pointer = (*pointer, key)
             self.smap.keys[child] = key_span
-            i = _skip(text, _skip(text, after_key) + 1)  # past the colon
+            i = value_at
         else:
             child = (*pointer, count)
         frame[4] = count + 1

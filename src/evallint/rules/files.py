@@ -82,8 +82,11 @@ def _listed(tried: list[str]) -> str:
     return tried[0] if len(tried) == 1 else ", ".join(tried[:-1]) + f" and {tried[-1]}"
 
 
-def _top(files: frozenset[str]) -> frozenset[str]:
-    return frozenset(f.split("/", 1)[0] for f in files)
+@functools.lru_cache(maxsize=2)
+def _top(files: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The repository's top-level names, as a set and sorted, worked out once per run."""
+    top = frozenset(f.split("/", 1)[0] for f in files)
+    return top, tuple(sorted(top))
 
 
 def _beside(ref: FileRef, tried: list[str], ctx: Context) -> bool:
@@ -94,8 +97,8 @@ def _beside(ref: FileRef, tried: list[str], ctx: Context) -> bool:
     first = tried[0].split("/", 1)[0]
     if first == ctx.root_name:
         return False  # the repository itself, seen from the site root
-    top = _top(ctx.files)
-    return first not in top and suggest(first, sorted(top)) is None
+    top, listed = _top(ctx.files)
+    return first not in top and suggest(first, listed) is None
 
 
 @rule("file-not-checked", Severity.NOTE, kinds=NAMING_FILES, reads_files=True)

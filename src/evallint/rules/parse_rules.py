@@ -35,9 +35,12 @@ DUPLICATE_KEY = builtin(
     "duplicate-key",
     Severity.ERROR,
     """
-    A key appears twice in one mapping; loaders keep only the last value.
+    A key appears twice in one mapping.
 
-    Reported on the second key, naming the line of the first.
+    YAML loaders such as AgentV's reject the file; PyYAML and Python's json keep only the last
+    value, and for JSON the message says when both values are the same (harmless to those
+    loaders, still rejected by strict ones). Reported on the second key, naming the line of
+    the first.
 
     Bad (judges/accuracy.yaml):
         id: accuracy
