@@ -63,3 +63,31 @@ def table(rows: Sequence[tuple[str, str, str]]) -> str:
     out = ["| run | wall | vs evallint |", "|---|---|---|"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(out)
+
+
+def paired(
+    a: Sequence[str], b: Sequence[str], cwd: Path, runs: int
+) -> tuple[list[float], list[float], list[float]]:
+    """Wall seconds of `a` and `b` run in turn (A B A B ...) after one warm-up each, and the
+    ratio a/b of each pair: a ratio holds when the machine's speed drifts between pairs."""
+
+    def wall(cmd: Sequence[str]) -> float:
+        started = time.perf_counter()
+        subprocess.run(list(cmd), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return time.perf_counter() - started
+
+    wall(a), wall(b)
+    walls_a, walls_b = [], []
+    for _ in range(runs):
+        walls_a.append(wall(a))
+        walls_b.append(wall(b))
+    return walls_a, walls_b, [x / y for x, y in zip(walls_a, walls_b, strict=True)]
+
+
+def spread(values: Sequence[float], unit: str = "") -> str:
+    """'median (min to max)' of a figure over runs."""
+
+    def fmt(v: float) -> str:
+        return f"{v:.2f}{unit}" if unit else f"{v:.3f}"
+
+    return f"{fmt(statistics.median(values))} ({fmt(min(values))} to {fmt(max(values))})"

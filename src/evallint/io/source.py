@@ -38,6 +38,7 @@ class FsSource:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._base = str(root)
+        self._outside: dict[str, bool] = {}
 
     def _full(self, path: str) -> str:
         # Plain strings: a run reads thousands of files and pathlib costs ~30 us each.
@@ -66,7 +67,14 @@ class FsSource:
             raise
 
     def outside(self, path: str) -> bool:
-        """Whether the path, followed through symlinks, leaves the project."""
+        """Whether the path, followed through symlinks, leaves the project (asked once a path:
+        eval files name the same shared files again and again)."""
+        found = self._outside.get(path)
+        if found is None:
+            found = self._outside[path] = self._leaves(path)
+        return found
+
+    def _leaves(self, path: str) -> bool:
         full = self._full(path)
         if not os.path.islink(full):
             return False  # listings never descend into linked folders, so only links can leave

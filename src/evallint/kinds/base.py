@@ -34,6 +34,8 @@ class FileRef:
 
 def _inside(path: str) -> str | None:
     """The normalised project-relative path, or None when it leaves the project."""
+    if not (path.startswith(".") or "/." in path or "//" in path):
+        return path  # nothing to normalise: the common case costs no posixpath call
     normal = posixpath.normpath(path) if path else "."
     if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
         return None
@@ -44,22 +46,20 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
     """Where the runner looks for the file, in order, as project-relative paths; empty when
     every place it would look lies outside the project."""
     text = ref.path.removeprefix("file://")
-    here = posixpath.dirname(doc_path)
+    here = doc_path.rpartition("/")[0]
     if ref.search == "site" or (ref.search == "folder" and text.startswith("/")):
         tried = [text.lstrip("/")]
         first, _, rest = tried[0].partition("/")
         if ref.search == "site" and root_name and first == root_name and rest:
             tried.append(rest)  # written from the site root that holds the repository
     elif ref.search == "folder":
-        tried = [posixpath.join(here, text)]
+        tried = [f"{here}/{text}" if here else text]
     else:
         bare = text.lstrip("/\\")
-        folders = [here]
-        while folders[-1]:
-            folders.append(posixpath.dirname(folders[-1]))
-        tried = [posixpath.join(folder, bare) for folder in folders]
+        parts = here.split("/") if here else []
+        tried = ["/".join([*parts[:n], bare]) for n in range(len(parts), -1, -1)]
     found = [p for p in map(_inside, tried) if p is not None]
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found)) if len(found) > 1 else found
 
 
 CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]

@@ -9,7 +9,7 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import NAMING_FILES
+from evallint.kinds import NAMING_FILES, abp
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
@@ -101,7 +101,7 @@ def _beside(ref: FileRef, tried: list[str], ctx: Context) -> bool:
     return first not in top and suggest(first, listed) is None
 
 
-@rule("file-not-checked", Severity.NOTE, kinds=NAMING_FILES, reads_files=True)
+@rule("file-not-checked", Severity.NOTE, kinds=(abp.EVALS, abp.STATIC_CHECKS), reads_files=True)
 def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A file the eval names lies beside the repository, where evallint cannot look.
 
@@ -119,6 +119,8 @@ def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
     if ctx.kind.file_refs is None:
         return
     for ref in ctx.kind.file_refs(doc.data):
+        if ref.search != "site":
+            continue
         tried = candidates(doc.path, ref, ctx.root_name)
         if tried and not any(_exists(p, ctx.files) for p in tried) and _beside(ref, tried, ctx):
             yield Finding(
