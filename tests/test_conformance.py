@@ -1,0 +1,139 @@
+"""Real files from public repositories, each with the verdict of the runner that reads it.
+
+The files are the stored copies in `../shared/corpus/` (their SOURCE.md gives each repository,
+commit and licence); where a copy left out a file the eval names (scripts, CSVs, `.txt`), the
+test writes an empty stand-in at the path the repository has it, so that the verdict is the one
+on the real repository. Each case says where the runner's verdict comes from.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_or_skip, walk_files
+from evallint.config import Config
+from evallint.engine.run import lint
+from evallint.io.source import FsSource
+
+AGENTV = ("corpus", "agentv", "EntityProcess")
+
+
+@dataclass(frozen=True)
+class Case:
+    corpus: tuple[str, ...]  # the subtree, under ../shared, that is the repository's root
+    path: str  # the eval file, from that root
+    found: list[tuple[int, int, str]]  # (line, column, rule) evallint must report, all of them
+    why: str  # the runner's verdict, and where it comes from
+    stand_ins: tuple[str, ...] = ()  # files the repository has that the copy left out
+    root_name: str = ""  # the folder name the root must have (site-root paths name it)
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+CASES = [
+    Case(
+        (*AGENTV, "agentv@v4.42.4", "evals", "agentic-engineering", "workspace-template"),
+        "evals/deploy-auto/deploy-plan.yaml",
+        [],
+        "AgentV 4.42.4 finds plugins/deploy-auto/... through its search roots: the suite's folder, "
+        "then each parent up to the repository root (file-resolver.ts buildSearchRoots)",
+    ),
+    Case(
+        (*AGENTV, "agentv@v4.42.4", "evals", "agentic-engineering", "workspace-template"),
+        "evals/deploy-auto/deploy-execute.eval.yaml",
+        [],
+        "a leading / is dropped and the path tried from every search root (resolveFileReference)",
+    ),
+    Case(
+        (*AGENTV, "agentv@v2.6.1"),
+        "examples/features/git-url-references/evals/dataset.yaml",
+        [],
+        "AgentV 2.6.1 fetches a `type: file` URL (git URL references); no name is needed",
+    ),
+    Case(
+        (*AGENTV, "agentv@v2.6.1"),
+        "examples/features/local-cli/evals/dataset.yaml",
+        [],
+        "evalcases with expected_outcome and no name load in AgentV 2.6.1 (yaml-parser.ts)",
+        stand_ins=("examples/features/local-cli/evals/example.txt",),
+    ),
+    Case(
+        (*AGENTV, "agentv@v0.10.0"),
+        "docs/examples/simple/evals/coding/example-eval.yaml",
+        [],
+        "AgentV 0.10: expected_messages is optional, for outcome-only cases (yaml-parser.ts)",
+        stand_ins=("docs/examples/simple/evals/local-cli/attachments/example.txt",),
+    ),
+    Case(
+        (*AGENTV, "agentv"),
+        "evals/agentv-self/agentv-self.eval.yaml",
+        [(18, 5, "agentv-migration"), (62, 5, "agentv-migration"), (95, 5, "agentv-migration")],
+        "AgentV 5.3.1-next.1 validate: \"Do not combine test-level 'criteria' with 'assert'\", an "
+        "error (eval-validator.ts), on AgentV's own suite",
+    ),
+    Case(
+        ("corpus", "drupal", "agent-module-documentation"),
+        "modules/pa/pathauto/1.15.x/eval/evals.json",
+        [(3, 17, "file-not-checked")],
+        "run-matrix.py runs verify/reset scripts from the Drupal site root that holds the "
+        "repository (agent-module-documentation/evaluation/verify/...), and reads the skill "
+        "from the site's own .agents/ folder, beside the repository",
+        stand_ins=tuple(
+            f"evaluation/verify/pathauto-{name}.sh"
+            for name in (
+                "article-pattern-cleanup",
+                "article-pattern-setup",
+                "blog-pattern",
+                "max-length-cleanup",
+                "max-length-setup",
+                "reset",
+                "separator-cleanup",
+                "separator-setup",
+                "user-pattern",
+            )
+        ),
+        root_name="agent-module-documentation",
+    ),
+    Case(
+        ("corpus", "drupal", "agent-module-documentation"),
+        "modules/de/devel_php/2.0.x/eval/evals.json",
+        [(1, 1, "skill-name-missing"), (4, 3, "evals-key-missing")],
+        "run-matrix.py reads spec['evals'] and spec['skill_name']: a KeyError on each",
+        root_name="agent-module-documentation",
+    ),
+]
+
+
+def _tree(case: Case, tmp: Path) -> Path:
+    source = shared_or_skip(*case.corpus)
+    root = tmp / (case.root_name or "repo")
+    shutil.copytree(source, root)
+    for rel in case.stand_ins:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    return root
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.path.rsplit("/", 2)[-2])
+def test_the_verdict_is_the_runners(case: Case, tmp_path: Path) -> None:
+    root = _tree(case, tmp_path)
+    for rel in case.stand_ins:
+        assert (root / rel).is_file()
+    tree = sorted(p.relative_to(root).as_posix() for p in walk_files(root))
+    report = lint([case.path], FsSource(root), Config(), tree=tree)
+    got = [(d.span.line, d.span.column, d.rule) for d in report.diagnostics if d.path == case.path]
+    assert got == case.found, case.why
+
+
+def test_promptfoo_configs_are_skipped_as_promptfoos() -> None:
+    root = shared_or_skip("corpus", "other", "promptfoo")
+    paths = sorted(p.relative_to(root).as_posix() for p in walk_files(root) if p.suffix == ".yaml")
+    report = lint(paths, FsSource(root), Config(), tree=paths)
+    assert report.diagnostics == ()
+    assert {s.reason for s in report.skipped} == {
+        "a promptfoo config, not a format evallint checks"
+    }
