@@ -350,3 +350,13 @@ def test_inline_suppression() -> None:
     assert [f[2] for f in found("rubrics/tone.yaml", "id: [  # evallint: ignore\n")] == [
         "parse-error"
     ]
+
+
+def test_a_key_close_to_one_the_object_already_holds_is_not_a_typo() -> None:
+    """agent-module-documentation cases hold `difficulty` and `difficulty_note` side by side."""
+    text = DATASET.replace("    rubric_ref:", "    expected_fact: x\n    rubric_ref:")
+    assert found("datasets/refunds.yaml", text) == []  # expected_facts is on line 4
+    alone = DATASET.replace("expected_facts", "expected_fact")
+    assert found("datasets/refunds.yaml", alone) == [
+        (4, 5, "key-typo", "unknown key 'expected_fact'; did you mean 'expected_facts'?")
+    ]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import ai_eval
-from evallint.model import Finding, Severity
+from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 from evallint.validation.schemas import load_schema
@@ -14,6 +14,18 @@ from evallint.validation.schemas import load_schema
 if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
+
+
+def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
+    """The keys of the object at `pointer`."""
+    for part in pointer:
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return frozenset()
+    return frozenset(data) if isinstance(data, dict) else frozenset()
 
 
 @rule("unknown-key", Severity.ERROR)
@@ -36,8 +48,9 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     for obj in ctx.object_keys(doc):
         if obj.closed:
+            held = _held(doc.data, obj.pointer)
             for key in obj.unknown:
-                hint = suggest(key, obj.known)
+                hint = suggest(key, [k for k in obj.known if k not in held])
                 tail = (
                     f"; did you mean {hint!r}?"
                     if hint
@@ -68,8 +81,11 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     for obj in ctx.object_keys(doc):
         if not obj.closed:
+            # A known key the object already holds is not what a sibling meant to write
+            # (`difficulty_note` beside `difficulty` is a note, not a misspelling).
+            held = _held(doc.data, obj.pointer)
             for key in obj.unknown:
-                hint = suggest(key, obj.known)
+                hint = suggest(key, [k for k in obj.known if k not in held])
                 if hint is not None:
                     yield Finding(
                         (*obj.pointer, key),
