@@ -94,6 +94,7 @@ class Diagnostic:
     group: str = field(default="", compare=False)
     more: int = 0  # like findings after this one that the repeat cap left out
     fix: Edit | None = field(default=None, compare=False)
+    source: str = field(default="", compare=False)  # the text of the first line, for frames
 
     @property
     def text(self) -> str:

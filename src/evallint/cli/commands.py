@@ -62,6 +62,21 @@ def run_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_rule(args: argparse.Namespace) -> int:
+    from evallint.errors import EvallintError
+    from evallint.output.docs import render_rule
+    from evallint.rules import BY_ID
+    from evallint.suggest import suggest
+
+    found = BY_ID.get(args.id)
+    if found is None:
+        hint = suggest(args.id, sorted(BY_ID))
+        tail = f"; did you mean {hint!r}?" if hint else "; `evallint rules` lists them"
+        raise EvallintError(f"no rule {args.id!r}{tail}")
+    sys.stdout.write(render_rule(found, markdown=args.format == "markdown"))
+    return EXIT_OK
+
+
 def run_schema(args: argparse.Namespace) -> int:
     from evallint.validation.schemas import load_schema, schema_dir, schema_names
 

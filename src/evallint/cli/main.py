@@ -119,6 +119,19 @@ def build_parser() -> argparse.ArgumentParser:
         "instead of the one they declare",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    check.add_argument(
+        "--show-source",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show each finding's line with a caret span (default: on a terminal)",
+    )
+    check.add_argument(
+        "--statistics", action="store_true", help="a count per rule instead of each finding"
+    )
+    check.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings alone, no summary"
+    )
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are errors")
     bump = sub.add_parser("bump", help="raise versions the version rules ask to raise")
     bump.add_argument("paths", nargs="*", metavar="PATH")
     _add_base_options(bump)
@@ -139,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules = sub.add_parser("rules", help="list every rule with its documentation")
     rules.add_argument("--format", choices=["text", "markdown"], default="text")
+    one = sub.add_parser("rule", help="one rule's documentation: evallint rule key-typo")
+    one.add_argument("id", metavar="ID")
+    one.add_argument("--format", choices=["text", "markdown"], default="text")
     schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
     schema.add_argument("name", nargs="?", help="dataset, rubric, judge, config, ...")
     schema.add_argument("--export", metavar="DIR", help="write every schema into DIR")
@@ -148,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
         return int(exc.code or 0)
     if args.command is None:
@@ -175,6 +191,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """As parse_args, but an unknown option is reported with its command's own usage."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = sub.choices.get(args.command) if args.command else None
+        (command or parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _quiet_stdout() -> None:
@@ -253,12 +279,43 @@ def run_check(args: argparse.Namespace) -> int:
     report = _excluded_all(report, config.strict, config.source)
     # People read the capped report, whose counts still include what the cap left out.
     shown = report if machine else report.capped(limit)
-    _write(formatter(fmt)(shown, verbose=args.verbose), args.output)
+    _write(_render(fmt, shown, args), args.output)
     if args.sarif_output:
         _write(formatter("sarif")(report), args.sarif_output)
     if fmt == "github":
         _github_files(shown, os.environ, args.sarif_output)
-    return report.exit_code(strict=config.strict)
+    return 0 if args.exit_zero else report.exit_code(strict=config.strict)
+
+
+def _render(fmt: str, report: Report, args: argparse.Namespace) -> str:
+    from evallint.output import formatter
+
+    if fmt != "text":
+        return formatter(fmt)(report, verbose=args.verbose)
+    color = _color(os.environ, terminal=_terminal(args))
+    show = args.show_source if args.show_source is not None else _terminal(args)
+    return formatter(fmt)(
+        report,
+        verbose=args.verbose,
+        show_source=show,
+        color=color,
+        statistics=args.statistics,
+        quiet=args.quiet,
+    )
+
+
+def _terminal(args: argparse.Namespace) -> bool:
+    """Frames by default where a person reads the output: on a terminal."""
+    return args.output is None and sys.stdout.isatty()
+
+
+def _color(environ: Mapping[str, str], *, terminal: bool) -> bool:
+    """NO_COLOR (no-color.org) and FORCE_COLOR win over whether stdout is a terminal."""
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    return terminal
 
 
 def _excluded_all(report: Report, strict: bool, where: str) -> Report:
@@ -342,5 +399,6 @@ _COMMANDS = {
     "bump": commands.run_bump,
     "init": commands.run_init,
     "rules": commands.run_rules,
+    "rule": commands.run_rule,
     "schema": commands.run_schema,
 }

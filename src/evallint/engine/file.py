@@ -219,7 +219,8 @@ def place(
         other = doc if path in (None, doc.path) else project.document(path)
         if other is not None:
             related.append(Location(other.path, other.locate(pointer), note))
-    mark = fingerprint(rule_id, doc.path, doc.line_text(span.line), finding.message)
+    line = doc.line_text(span.line)
+    mark = fingerprint(rule_id, doc.path, line, finding.message)
     fix = doc.edit(finding.fix) if finding.fix is not None else None
     return Diagnostic(
         doc.path,
@@ -231,6 +232,7 @@ def place(
         mark,
         finding.group or "",
         fix=fix,
+        source=line,
     )
 
 

@@ -30,6 +30,20 @@ def rule_markdown(rule: Rule) -> str:
     return "\n".join(parts)
 
 
+def render_rule(rule: Rule, *, markdown: bool = False) -> str:
+    """One rule's page (`evallint rule ID`): its docs, and how it runs."""
+    if markdown:
+        return rule_markdown(rule)
+    strict = f"; {rule.strict.label} under --strict" if rule.strict else ""
+    facts = [
+        f"    Default severity: {rule.severity.label}{strict}.",
+        "    Fixable: yes (`evallint bump`)." if rule.fixable else "    Fixable: no.",
+    ]
+    if rule.needs_base:
+        facts.append("    Runs only with a base to compare with (--diff or --base).")
+    return _text(rule) + "\n" + "\n".join(facts) + "\n"
+
+
 def render_rules(*, markdown: bool = False) -> str:
     if markdown:
         return "# evallint rules\n\n" + "\n".join(rule_markdown(r) for r in ALL_RULES)

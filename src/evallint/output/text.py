@@ -24,18 +24,77 @@ def summary(report: Report) -> str:
     return f"{checked}: {found} ({report.seconds:.2f} s)"
 
 
-def render_text(report: Report, *, verbose: bool = False) -> str:
-    """`path:line:col: severity: message [rule]`, clickable in editors and terminals."""
+_COLORS = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.NOTE: "1;36"}
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def render_text(
+    report: Report,
+    *,
+    verbose: bool = False,
+    show_source: bool = False,
+    color: bool = False,
+    statistics: bool = False,
+    quiet: bool = False,
+) -> str:
+    """`path:line:col: severity: message [rule]`, clickable in editors and terminals; with
+    `show_source`, the line and a caret span under each; `statistics`: a count per rule instead;
+    `quiet`: the findings alone."""
     lines = [f"skipped {s}" for s in report.skipped] if verbose else []
     lines += [f"checked {path} as {kind}" for path, kind in report.kinds] if verbose else []
-    lines += report.notes
-    lines += [
-        f"{d.path}:{d.span.line}:{d.span.column}: {d.severity.label}: "
-        f"{' '.join(d.text.splitlines())} [{d.rule}]"
-        for d in report.diagnostics
+    lines += [] if quiet else list(report.notes)
+    if statistics:
+        lines += _statistics(report, color)
+    else:
+        for d in report.diagnostics:
+            lines.append(_line(d, color))
+            if show_source and d.source:
+                lines += _frame(d, color)
+    if not quiet:
+        lines.append(summary(report))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _line(d: Diagnostic, color: bool) -> str:
+    where = _paint(f"{d.path}:{d.span.line}:{d.span.column}:", "1", color)
+    level = _paint(f"{d.severity.label}:", _COLORS[d.severity], color)
+    rule = _paint(f"[{d.rule}]", "2", color)
+    return f"{where} {level} {' '.join(d.text.splitlines())} {rule}"
+
+
+def _frame(d: Diagnostic, color: bool) -> list[str]:
+    """The finding's first line with carets under its span (to the line's end when the span
+    runs on), as ruff shows it."""
+    number = str(d.span.line)
+    gutter = " " * len(number)
+    text = d.source.rstrip("\r\n")
+    start = max(d.span.column - 1, 0)
+    end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(text)
+    # Keep the line's tabs in the caret line so the carets sit under the same characters.
+    pad = "".join(c if c == "\t" else " " for c in text[:start])
+    carets = _paint("^" * max(end - start, 1), _COLORS[d.severity], color)
+    bar = _paint("|", "34", color)
+    return [
+        f"{gutter} {bar}",
+        f"{_paint(number, '34', color)} {bar} {text}",
+        f"{gutter} {bar} {pad}{carets}",
     ]
-    lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+
+
+def _statistics(report: Report, color: bool) -> list[str]:
+    """A count per rule (findings the repeat cap left out included), most first."""
+    counts: dict[tuple[str, Severity], int] = {}
+    for d in report.diagnostics:
+        counts[(d.rule, d.severity)] = counts.get((d.rule, d.severity), 0) + d.weight
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
+    width = max((len(f"{n:,}") for _, n in ordered), default=1)
+    return [
+        f"{n:>{width},}  {_paint(f'{level.label:<7}', _COLORS[level], color)}  {rule}"
+        for (rule, level), n in ordered
+    ]
 
 
 def _diagnostic(d: Diagnostic) -> dict[str, object]:

@@ -49,6 +49,7 @@ class Rule:
     cross_file: bool = False  # also run on files outside the run that the run's files affect
     needs_base: bool = False  # reports only when the run has a base (--diff, --base)
     reads_files: bool = False  # looks at other files' existence: run where a deletion breaks it
+    fixable: bool = False  # its findings may carry a safe fix (`evallint bump` applies them)
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds
@@ -86,6 +87,7 @@ def rule(
     cross_file: bool = False,
     needs_base: bool = False,
     reads_files: bool = False,
+    fixable: bool = False,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -103,6 +105,7 @@ def rule(
             cross_file,
             needs_base,
             reads_files,
+            fixable,
         )
 
     return wrap

@@ -1,0 +1,119 @@
+"""The daily experience: source frames, colour, statistics, quiet and exit-zero runs, one
+rule's page, and usage errors that show the command's own usage."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from evallint.cli.main import _color
+from evallint.model import Diagnostic, Report, Severity, Span
+from evallint.output.text import render_text
+
+Run = Callable[..., tuple[int, str, str]]
+Tree = Callable[[dict[str, str | bytes]], Path]
+GOLDEN = REPO / "tests" / "golden"
+
+RUBRIC = (
+    "id: tone\nversion: 1.10\nchecks:\n  - {kind: must_contain_any, id: polite, values: [please]}\n"
+    "scoring: {combine: all_pass, treshold: 0.7}\n"
+)
+
+
+def _report() -> Report:
+    return Report(
+        (
+            Diagnostic(
+                "rubrics/tone.yaml",
+                Span(2, 10, 2, 14),
+                "yaml-implicit-type",
+                Severity.ERROR,
+                '1.10 is read by YAML as the number 1.1, not as text; quote it: "1.10"',
+                source="version: 1.10",
+            ),
+            Diagnostic(
+                "rubrics/tone.yaml",
+                Span(5, 30, 5, 38),
+                "unknown-key",
+                Severity.ERROR,
+                "unknown key 'treshold'; did you mean 'threshold'?",
+                source="scoring: {combine: all_pass, treshold: 0.7}",
+            ),
+            Diagnostic(
+                "datasets/refunds.yaml",
+                Span(4, 2, 4, 17),
+                "key-typo",
+                Severity.WARNING,
+                "unknown key 'expecteed_facts'; did you mean 'expected_facts'?",
+                source="\texpecteed_facts: [a]",
+            ),
+        ),
+        2,
+        0.11,
+    )
+
+
+@pytest.mark.parametrize(("color", "golden"), [(False, "frames.text"), (True, "frames.color.text")])
+def test_source_frames_with_and_without_colour(color: bool, golden: str) -> None:
+    got = render_text(_report(), show_source=True, color=color)
+    assert got == (GOLDEN / golden).read_text(encoding="utf-8")
+
+
+def test_statistics_count_per_rule_most_first() -> None:
+    report = _report()
+    capped = Report((*report.diagnostics, report.diagnostics[2]), 2, 0.11)
+    assert render_text(capped, statistics=True).splitlines() == [
+        "2  warning  key-typo",
+        "1  error    unknown-key",
+        "1  error    yaml-implicit-type",
+        "2 files checked: 2 errors, 2 warnings (0.11 s)",
+    ]
+
+
+def test_quiet_prints_the_findings_alone() -> None:
+    lines = render_text(_report(), quiet=True).splitlines()
+    assert len(lines) == 3 and all(line.endswith("]") for line in lines)
+    assert render_text(Report((), 3), quiet=True) == ""
+
+
+def test_colour_follows_no_color_force_color_and_the_terminal() -> None:
+    assert _color({}, terminal=True) and not _color({}, terminal=False)
+    assert not _color({"NO_COLOR": "1"}, terminal=True)
+    assert _color({"FORCE_COLOR": "1"}, terminal=False)
+    assert not _color({"NO_COLOR": "1", "FORCE_COLOR": "1"}, terminal=True)
+
+
+def test_check_flags_end_to_end(run: Run, tree: Tree) -> None:
+    root = tree({"rubrics/tone.yaml": RUBRIC})
+    code, out, _ = run("check", "--show-source", cwd=root)
+    assert code == 1
+    assert "2 | version: 1.10\n  |          ^^^^\n" in out
+    code, out, _ = run("check", "--exit-zero", "--quiet", cwd=root)
+    assert code == 0 and "files checked" not in out and out.count("\n") == 2
+    code, out, _ = run("check", "--statistics", cwd=root)
+    assert out.splitlines()[0] == "1  error    unknown-key"
+    code, out, _ = run("check", "--format", "json", "--show-source", cwd=root)
+    assert "^" not in out and json.loads(out)["files_checked"] == 1
+
+
+def test_an_unknown_option_shows_the_commands_own_usage(run: Run, tree: Tree) -> None:
+    code, out, err = run("check", "--fix", cwd=tree({}))
+    assert code == 2 and out == ""
+    assert err.startswith("usage: evallint check ")
+    assert err.rstrip().endswith("evallint check: error: unrecognized arguments: --fix")
+
+
+def test_one_rules_page_and_a_suggestion_for_an_unknown_id(run: Run, tree: Tree) -> None:
+    code, out, _ = run("rule", "key-typo", cwd=tree({}))
+    assert code == 0
+    assert out.startswith("key-typo (warning; all kinds)\n    An unknown key is close")
+    assert "Default severity: warning." in out and "Fixable: no." in out
+    code, out, _ = run("rule", "version-not-bumped", cwd=tree({}))
+    assert "Fixable: yes (`evallint bump`)." in out
+    code, out, err = run("rule", "key-typp", cwd=tree({}))
+    assert (code, out) == (2, "")
+    assert err == "evallint: error: no rule 'key-typp'; did you mean 'key-typo'?\n"
