@@ -117,3 +117,34 @@ def test_one_rules_page_and_a_suggestion_for_an_unknown_id(run: Run, tree: Tree)
     code, out, err = run("rule", "key-typp", cwd=tree({}))
     assert (code, out) == (2, "")
     assert err == "evallint: error: no rule 'key-typp'; did you mean 'key-typo'?\n"
+
+
+def test_per_file_ignores_silence_rules_by_glob(run: Run, tree: Tree) -> None:
+    config = (
+        '[tool.evallint.per-file-ignores]\n"legacy/**" = ["unknown-key", "yaml-implicit-type"]\n'
+    )
+    root = tree(
+        {"pyproject.toml": config, "legacy/rubrics/tone.yaml": RUBRIC, "rubrics/tone.yaml": RUBRIC}
+    )
+    code, out, _ = run("check", "--format", "json", cwd=root)
+    found = {(d["path"], d["rule"]) for d in json.loads(out)["diagnostics"]}
+    assert found == {
+        ("rubrics/tone.yaml", "unknown-key"),
+        ("rubrics/tone.yaml", "yaml-implicit-type"),
+    }
+    bad = '[tool.evallint.per-file-ignores]\n"x/**" = ["key-typ", "parse-error"]\n'
+    code, out, err = run("check", cwd=tree({"pyproject.toml": bad}))
+    assert code == 2
+    assert err == (
+        "evallint: error: invalid configuration in pyproject.toml: per-file-ignores.x/**: "
+        "unknown rule 'key-typ'; did you mean 'key-typo'?; per-file-ignores.x/**: parse-error "
+        "cannot be ignored\n"
+    )
+
+
+def test_a_rule_id_at_the_top_level_of_the_configuration_belongs_under_rules(
+    run: Run, tree: Tree
+) -> None:
+    code, _, err = run("check", cwd=tree({".evallint.toml": 'key-typo = "error"\n'}))
+    assert code == 2
+    assert "unknown key 'key-typo'; did you mean [rules] key-typo = ...?" in err

@@ -979,6 +979,11 @@ def config() -> S:
                 "description": "These rules do not run.",
                 "items": {"type": "string"},
             },
+            "per-file-ignores": {
+                "type": "object",
+                "description": "Glob of paths to the rule ids not reported in those files.",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
             "max-file-size": {
                 "type": "integer",
                 "description": "Largest file read, in bytes; a larger eval file is a parse-error.",

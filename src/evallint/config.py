@@ -43,10 +43,15 @@ class Config:
     # kind -> more fields that cannot change a score (added to the built-in list)
     non_score_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     eee_version: str | None = None  # validate every EEE record against this version
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, rule ids)
     source: str = ""  # where it was read from, for messages
 
     def excluded(self, path: str) -> bool:
         return any(_match(g, path) for g in self.exclude)
+
+    def ignored_in(self, path: str, rule: str) -> bool:
+        """Whether `per-file-ignores` silences this rule in this file."""
+        return any(rule in rules and _match(glob, path) for glob, rules in self.per_file_ignores)
 
     def kind_name(self, path: str) -> str | None:
         """The kind the configuration gives this path, if any (first matching glob)."""

@@ -84,6 +84,11 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         problems += _unknown_names("select", table.get("select", []), BY_ID)
         problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
         problems += _always_on(rules, table.get("ignore", []))
+        for glob, ids in table.get("per-file-ignores", {}).items():
+            problems += _unknown_names(f"per-file-ignores.{glob}", ids, BY_ID)
+            problems += [
+                f"per-file-ignores.{glob}: {r} cannot be ignored" for r in ids if r in ALWAYS_ON
+            ]
     if problems:
         # One line, as every exit-2 message.
         raise EvallintError(f"invalid configuration in {source}: " + "; ".join(problems))
@@ -100,6 +105,9 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         validation_max_age_days=table.get("validation-max-age-days", 90),
         non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},
         eee_version=table.get("eee-version"),
+        per_file_ignores=tuple(
+            (glob, frozenset(ids)) for glob, ids in table.get("per-file-ignores", {}).items()
+        ),
         source=source,
     )
 

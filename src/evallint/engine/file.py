@@ -80,6 +80,8 @@ def check_entry(
     for doc, lines, number in chunks(entry, source, ctx.config.max_file_size):
         here = replace(ctx, chunk=number) if number else ctx
         out += _check_document(doc, lines, entry, here, run, repeats, scope)
+    if ctx.config.per_file_ignores:
+        out = [d for d in out if not ctx.config.ignored_in(d.path, d.rule)]
     return repeats.finish(out)
 
 
