@@ -189,3 +189,13 @@ def test_rules_page_is_generated_from_the_code() -> None:
     assert (REPO / "RULES.md").read_text(encoding="utf-8") == render_rules(markdown=True), (
         "RULES.md is stale: run evallint rules --format markdown > RULES.md"
     )
+
+
+def test_sarif_leaves_the_category_to_the_uploader() -> None:
+    """upload-sarif's `category:` becomes runAutomationDetails.id only when the file has none;
+    a fixed id made two uploads in one repository replace each other."""
+    from evallint.model import Report
+    from evallint.output.sarif import render_sarif
+
+    run = json.loads(render_sarif(Report((), 0)))["runs"][0]
+    assert "automationDetails" not in run

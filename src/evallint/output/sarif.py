@@ -125,7 +125,6 @@ def render_sarif(report: Report, *, verbose: bool = False) -> str:
                 "rules": [_descriptor(rule) for rule in ALL_RULES],
             }
         },
-        "automationDetails": {"id": "evallint/"},
         "columnKind": "unicodeCodePoints",
         "results": [_result(d, index, seen) for d in kept],
     }
