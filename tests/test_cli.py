@@ -41,7 +41,7 @@ def test_errors_exit_1_with_clickable_lines(run: Run, tree: Tree) -> None:
         "rubrics/tone.yaml:2:10: error: 1.0 is read by YAML as the number 1.0, not as text; "
         'quote it: "1.0" [yaml-implicit-type]'
     )
-    assert out.splitlines()[1].startswith("1 file checked: 1 error (")
+    assert out.splitlines()[1].startswith("1 file checked: 1 error in 1 file (")
 
 
 def test_warnings_pass_unless_strict(run: Run, tree: Tree) -> None:

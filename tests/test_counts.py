@@ -55,7 +55,7 @@ def test_text_is_capped_but_its_summary_counts_everything(run: Run, tree: Tree) 
         f"data/records.jsonl:10:150: error: {MESSAGE} (15 more like this in this file not "
         "shown) [schema-violation]"
     )
-    assert lines[10].startswith("1 file checked: 25 errors (")
+    assert lines[10].startswith("1 file checked: 25 errors in 1 file (")
 
 
 def test_json_carries_every_finding(run: Run, tree: Tree) -> None:

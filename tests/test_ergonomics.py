@@ -70,7 +70,7 @@ def test_statistics_count_per_rule_most_first() -> None:
         "2  warning  key-typo",
         "1  error    unknown-key",
         "1  error    yaml-implicit-type",
-        "2 files checked: 2 errors, 2 warnings (0.11 s)",
+        "2 files checked: 2 errors, 2 warnings in 2 files (0.11 s)",
     ]
 
 
@@ -148,3 +148,11 @@ def test_a_rule_id_at_the_top_level_of_the_configuration_belongs_under_rules(
     code, _, err = run("check", cwd=tree({".evallint.toml": 'key-typo = "error"\n'}))
     assert code == 2
     assert "unknown key 'key-typo'; did you mean [rules] key-typo = ...?" in err
+
+
+def test_the_summary_counts_the_files_with_findings_also_outside_the_run() -> None:
+    """A change to one rubric that breaks a dataset elsewhere: one file checked, two with findings."""
+    first = _report().diagnostics[0]
+    other = Diagnostic("datasets/d.yaml", Span(3, 5, 3, 9), "unknown-ref", Severity.ERROR, "x")
+    text = render_text(Report((first, other), 1, 0.5))
+    assert text.splitlines()[-1] == "1 file checked: 2 errors in 2 files (0.50 s)"

@@ -116,7 +116,7 @@ def test_annotations_are_capped_with_a_counting_notice() -> None:
     assert sum(line.startswith("::warning ") for line in out) == 10
     assert out[10].startswith("a.yaml:11:1: warning: w11 [key-typo]")
     assert out[13] == (
-        "::notice::1 file checked: 13 warnings (0.00 s); 3 more findings than "
+        "::notice::1 file checked: 13 warnings in 1 file (0.00 s); 3 more findings than "
         "GitHub shows as annotations are in the log above and in the step summary"
     )
 

@@ -16,6 +16,9 @@ def _plural(n: int, word: str) -> str:
 def summary(report: Report) -> str:
     counts = [(report.count(s), s.label) for s in (Severity.ERROR, Severity.WARNING, Severity.NOTE)]
     found = ", ".join(_plural(n, label) for n, label in counts if n) or "no problems"
+    if report.diagnostics:
+        # Files with findings, also those outside the run that a change broke.
+        found += f" in {_plural(len({d.path for d in report.diagnostics}), 'file')}"
     checked = _plural(report.files_checked, "file") + " checked"
     unread = len(report.unreadable)
     if unread:
