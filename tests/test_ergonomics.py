@@ -151,8 +151,55 @@ def test_a_rule_id_at_the_top_level_of_the_configuration_belongs_under_rules(
 
 
 def test_the_summary_counts_the_files_with_findings_also_outside_the_run() -> None:
-    """A change to one rubric that breaks a dataset elsewhere: one file checked, two with findings."""
+    """One rubric changed breaks a dataset elsewhere: one file checked, two with findings."""
     first = _report().diagnostics[0]
     other = Diagnostic("datasets/d.yaml", Span(3, 5, 3, 9), "unknown-ref", Severity.ERROR, "x")
     text = render_text(Report((first, other), 1, 0.5))
     assert text.splitlines()[-1] == "1 file checked: 2 errors in 2 files (0.50 s)"
+
+
+def test_the_project_is_the_one_that_holds_the_checked_path(
+    run: Run, tree: Tree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever the current folder: its configuration, and the files references resolve
+    against, are the checked path's project's."""
+    import subprocess
+
+    root = tree(
+        {
+            ".evallint.toml": '[rules]\nunknown-key = "off"\n',
+            "rubrics/tone.yaml": RUBRIC,
+            "examples/rubrics/other.yaml": RUBRIC.replace("tone", "other"),
+        }
+    )
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    _, out, _ = run("check", "--format", "json", str(root / "examples"), cwd=elsewhere)
+    outside_git = {(d["path"], d["rule"]) for d in json.loads(out)["diagnostics"]}
+    assert outside_git == {
+        ("rubrics/other.yaml", "yaml-implicit-type"),
+        ("rubrics/other.yaml", "unknown-key"),
+    }
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    _code, out, _ = run("check", "--format", "json", str(root / "examples"), cwd=elsewhere)
+    in_git = {(d["path"], d["rule"]) for d in json.loads(out)["diagnostics"]}
+    assert in_git == {("examples/rubrics/other.yaml", "yaml-implicit-type")}
+
+
+def test_a_walk_outside_git_skips_dependencies_caches_and_environments(
+    run: Run, tree: Tree
+) -> None:
+    files = {
+        f"{folder}/rubrics/tone.yaml": RUBRIC
+        for folder in ("node_modules/pkg", "__pycache__", "build", "dist", ".tox", "env", "ok")
+    }
+    root = tree({**files, "env/pyvenv.cfg": "home = /usr\n"})
+    _, out, _ = run("check", "--format", "json", cwd=root)
+    assert {d["path"].split("/")[0] for d in json.loads(out)["diagnostics"]} == {"ok"}
+    (root / ".evallint.toml").write_text('skip-folders = ["ok"]\n')
+    _code, out, _ = run("check", "--format", "json", cwd=root)
+    assert {d["path"].split("/")[0] for d in json.loads(out)["diagnostics"]} == {
+        "node_modules",
+        "__pycache__",
+        "build",
+        "dist",
+    }

@@ -979,6 +979,13 @@ def config() -> S:
                 "description": "These rules do not run.",
                 "items": {"type": "string"},
             },
+            "skip-folders": {
+                "type": "array",
+                "description": "Folder names a walk outside git never enters (default: "
+                "node_modules, __pycache__, .tox, build, dist, venv, site-packages); hidden "
+                "folders and virtual environments are never walked.",
+                "items": {"type": "string"},
+            },
             "per-file-ignores": {
                 "type": "object",
                 "description": "Glob of paths to the rule ids not reported in those files.",

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 MiB = 1024 * 1024
+# Folders a walk outside git never enters (hidden ones and virtual environments neither).
+SKIP_FOLDERS = ("node_modules", "__pycache__", ".tox", "build", "dist", "venv", "site-packages")
 TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
 
 
@@ -44,6 +46,7 @@ class Config:
     non_score_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     eee_version: str | None = None  # validate every EEE record against this version
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, rule ids)
+    skip_folders: tuple[str, ...] = SKIP_FOLDERS  # folder names a walk outside git skips
     source: str = ""  # where it was read from, for messages
 
     def excluded(self, path: str) -> bool:

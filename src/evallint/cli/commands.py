@@ -19,7 +19,7 @@ def run_bump(args: argparse.Namespace) -> int:
     from evallint.io.source import FsSource
 
     cwd = Path.cwd()
-    root, in_git = discover.find_root(cwd)
+    root, in_git = discover.project_root(args.paths, cwd)
     config = load_config(root, Path(args.config) if args.config else None)
     if args.diff is None and args.base is None:
         args.diff = ""  # bumping needs a base to compare with: the default one

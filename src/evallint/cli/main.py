@@ -246,7 +246,7 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint.output import formatter
 
     cwd = Path.cwd()
-    root, in_git = discover.find_root(cwd)
+    root, in_git = discover.project_root(args.paths, cwd)
     config = load_config(root, Path(args.config) if args.config else None)
     config = with_flags(
         config,

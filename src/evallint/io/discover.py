@@ -22,6 +22,21 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
+def project_root(args: Sequence[str], cwd: Path) -> tuple[Path, bool]:
+    """The project a run checks: the git work tree that holds the first path, whatever the
+    current folder; outside git, the current folder when it holds that path (its configuration,
+    and the files references resolve against), else the path's own folder."""
+    first = Path(os.path.normpath(cwd / args[0])) if args else cwd
+    start = first if first.is_dir() or not first.exists() else first.parent
+    root, in_git = find_root(start)
+    if in_git or not start.exists():
+        return (root, True) if in_git else find_root(cwd)
+    # Lexically, not through links: a linked folder that leads out stays in this project, whose
+    # listing then refuses to read through it.
+    held = start == cwd or cwd in start.parents
+    return (cwd, False) if held else (start, False)
+
+
 def display_path(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
@@ -48,7 +63,7 @@ def select(
         if not path.exists() and not path.is_symlink():
             raise EvallintError(f"no such file or directory: {arg!r}")
         if path.is_dir():
-            chosen.extend(_walk_dir(path, root, in_git, regular))
+            chosen.extend(_walk_dir(path, root, in_git, config, regular))
         elif not inside(path.parent, root):
             # rubrics/linkdir/x.yaml where linkdir leads out: never read what lies outside
             skipped.append(
@@ -83,7 +98,7 @@ def select(
 
 def listing(root: Path, in_git: bool, config: Config) -> list[str]:
     """Every file of the project (the tree references resolve against); nothing is stat'ed."""
-    return [rel for rel in _walk_dir(root, root, in_git) if not config.excluded(rel)]
+    return [rel for rel in _walk_dir(root, root, in_git, config) if not config.excluded(rel)]
 
 
 def checkable(paths: Sequence[str]) -> list[str]:
@@ -91,16 +106,29 @@ def checkable(paths: Sequence[str]) -> list[str]:
     return [p for p in paths if format_of(p) is not None]
 
 
-def _walk_dir(path: Path, root: Path, in_git: bool, regular: set[str] | None = None) -> list[str]:
+def _walk_dir(
+    path: Path, root: Path, in_git: bool, config: Config, regular: set[str] | None = None
+) -> list[str]:
     rel = display_path(path, root)
     listed = git.list_files(root, [rel]) if in_git else None
     if listed is None:
-        listed = _walk_fs(path, root, set() if regular is None else regular)
+        skip = frozenset(config.skip_folders)
+        listed = _walk_fs(path, root, skip, set() if regular is None else regular)
     return sorted(listed)
 
 
-def _walk_fs(path: Path, root: Path, regular: set[str]) -> list[str]:
-    """Every file under `path`; those that are regular files (not links) also go in `regular`."""
+def _skipped(entry: os.DirEntry[str], skip: frozenset[str]) -> bool:
+    """A folder that is tooling, not eval files: hidden, named in `skip`, or a virtual
+    environment (it holds pyvenv.cfg)."""
+    if entry.name.startswith(".") or entry.name in skip:
+        return True
+    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+def _walk_fs(path: Path, root: Path, skip: frozenset[str], regular: set[str]) -> list[str]:
+    """Every file under `path`; those that are regular files (not links) also go in `regular`.
+    Outside git nothing says what is the project's own, so hidden folders, the folders named in
+    `skip` (dependencies, caches, builds) and virtual environments are not walked."""
     found: list[str] = []
     rel = display_path(path, root)
     stack = [(str(path), "" if rel == "." else rel)]
@@ -111,9 +139,8 @@ def _walk_fs(path: Path, root: Path, regular: set[str]) -> list[str]:
             for entry in listing:
                 name = f"{prefix}/{entry.name}" if prefix else entry.name
                 if entry.is_dir():
-                    # Hidden folders (.git, .venv, ...) are tooling, not eval files; links to
-                    # folders are not followed.
-                    if not entry.name.startswith(".") and not entry.is_symlink():
+                    # Links to folders are not followed.
+                    if not entry.is_symlink() and not _skipped(entry, skip):
                         stack.append((entry.path, name))
                     continue
                 found.append(name)
