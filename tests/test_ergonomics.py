@@ -203,3 +203,44 @@ def test_a_walk_outside_git_skips_dependencies_caches_and_environments(
         "build",
         "dist",
     }
+
+
+def test_the_step_summary_shows_file_controlled_text_as_text() -> None:
+    """A message naming `rubric/<id>` keeps `<id>`; a file named with HTML, Markdown or a
+    backtick is shown as written, not rendered."""
+    from evallint.output.github import render_summary
+
+    messages = Diagnostic(
+        "rubrics/<b>bold</b>.yaml",
+        Span(3, 1, 3, 2),
+        "unknown-ref",
+        Severity.ERROR,
+        "no rubric with id 'tone'; write rubric/<id>@1 | see [docs](x)",
+    )
+    tick = Diagnostic("rubrics/a`b.yaml", Span(1, 1, 1, 2), "parse-error", Severity.ERROR, "x")
+    text = render_summary(Report((messages, tick), 2, notes=("compared with <i>main</i>",)), {})
+    assert "| `rubrics/<b>bold</b>.yaml:3` | error | `unknown-ref` |" in text
+    assert "write rubric/\\<id\\>@1 \\| see \\[docs\\]\\(x\\)" in text
+    assert "| `` rubrics/a`b.yaml:1 `` |" in text
+    assert "> compared with \\<i\\>main\\</i\\>" in text
+
+
+def test_summary_links_point_at_the_pull_requests_head(
+    run: Run, tree: Tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head = "a" * 40
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"head": {"sha": head}}}))
+    summary = tmp_path / "summary.md"
+    for name, value in {
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "acme/evals",
+        "GITHUB_SHA": "b" * 40,  # the temporary merge commit
+    }.items():
+        monkeypatch.setenv(name, value)
+    code, _, _ = run("check", "--format", "github", cwd=tree({"rubrics/tone.yaml": RUBRIC}))
+    assert code == 1
+    assert f"https://github.com/acme/evals/blob/{head}/rubrics/tone.yaml#L2" in summary.read_text()
+    assert "b" * 40 not in summary.read_text()

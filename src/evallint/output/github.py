@@ -86,22 +86,27 @@ def render_github(report: Report, *, verbose: bool = False) -> str:
 
 def _link(d: Diagnostic, environ: Mapping[str, str]) -> str:
     server, repo = environ.get("GITHUB_SERVER_URL"), environ.get("GITHUB_REPOSITORY")
-    sha = environ.get("GITHUB_SHA")
-    where = f"{d.path}:{d.span.line}"
+    # The pull request's head commit when the CLI found it (GITHUB_SHA is the temporary merge
+    # commit there, whose lines may differ and which GitHub drops).
+    sha = environ.get("EVALLINT_HEAD_SHA") or environ.get("GITHUB_SHA")
+    where = _code(f"{d.path}:{d.span.line}")
     if not (server and repo and sha):
-        return f"`{where}`"
+        return where
     url = quote(d.path, errors="surrogateescape")
-    return f"[`{where}`]({server}/{repo}/blob/{sha}/{url}#L{d.span.line})"
+    return f"[{where}]({server}/{repo}/blob/{sha}/{url}#L{d.span.line})"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _code(text: str) -> str:
+    """A code span (shown as written, never as Markdown or HTML) for a file-controlled text."""
+    flat = " ".join(text.splitlines())
+    return f"`` {flat} ``" if "`" in flat else f"`{flat}`"
 
 
 def render_summary(report: Report, environ: Mapping[str, str]) -> str:
     """The step summary: counts by rule and severity, then the worst findings, linked."""
     out = ["## evallint", "", summary(report), ""]
-    out += [f"> {note}" for note in report.notes] + ([""] if report.notes else [])
+    out += [f"> {escape_markdown(note)}" for note in report.notes]
+    out += [""] if report.notes else []
     counts: Counter[tuple[str, Severity]] = Counter()
     for d in report.diagnostics:
         counts[(d.rule, d.severity)] += d.weight
@@ -117,7 +122,9 @@ def render_summary(report: Report, environ: Mapping[str, str]) -> str:
     size = sum(len(line) + 1 for line in out)
     listed = 0
     for d in worst_first(report.diagnostics):
-        row = f"| {_link(d, environ)} | {d.severity.label} | `{d.rule}` | {_cell(d.text)} |"
+        row = (
+            f"| {_link(d, environ)} | {d.severity.label} | `{d.rule}` | {escape_markdown(d.text)} |"
+        )
         if size + len(row) + 200 > SUMMARY_LIMIT:
             break
         out.append(row)
