@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evallint import __version__
+from evallint.about import __version__
 from evallint.cli import commands
 from evallint.errors import EvallintError
 

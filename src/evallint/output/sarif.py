@@ -6,7 +6,7 @@ import json
 import re
 from urllib.parse import quote
 
-from evallint import __url__, __version__
+from evallint.about import __url__, __version__
 from evallint.model import Diagnostic, Location, Report, Severity
 from evallint.output.docs import rule_markdown
 from evallint.rules import ALL_RULES
