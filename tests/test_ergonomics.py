@@ -244,3 +244,41 @@ def test_summary_links_point_at_the_pull_requests_head(
     assert code == 1
     assert f"https://github.com/acme/evals/blob/{head}/rubrics/tone.yaml#L2" in summary.read_text()
     assert "b" * 40 not in summary.read_text()
+
+
+def test_bash_completion_offers_commands_and_each_commands_options(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from evallint.cli.completion import render
+    from evallint.cli.main import build_parser
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    script = tmp_path / "evallint.bash"
+    script.write_text(render("bash", build_parser()))
+
+    def offered(*words: str) -> list[str]:
+        probe = (
+            f"source {script}; COMP_WORDS=(evallint {' '.join(words)}); "
+            f"COMP_CWORD={len(words)}; _evallint; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        )
+        done = subprocess.run([bash, "-c", probe], capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert offered("ch") == ["check"]
+    assert offered("check", "--exit") == ["--exit-zero"]
+    assert "--update-refs" in offered("bump", "--") and "--update-refs" not in offered(
+        "check", "--"
+    )
+
+
+def test_fish_and_zsh_completion_name_every_command() -> None:
+    from evallint.cli.completion import render
+    from evallint.cli.main import build_parser
+
+    fish = render("fish", build_parser())
+    assert "complete -c evallint -n __fish_use_subcommand -a rule -d " in fish
+    assert "complete -c evallint -n '__fish_seen_subcommand_from check' -l statistics" in fish
+    assert render("zsh", build_parser()).startswith("autoload -U +X bashcompinit && bashcompinit\n")

@@ -158,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
     schema.add_argument("name", nargs="?", help="dataset, rubric, judge, config, ...")
     schema.add_argument("--export", metavar="DIR", help="write every schema into DIR")
+    done = sub.add_parser("completion", help="print a shell completion script")
+    done.add_argument("shell", choices=["bash", "zsh", "fish"])
     return parser
 
 
@@ -201,6 +203,13 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
         command = sub.choices.get(args.command) if args.command else None
         (command or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     return args
+
+
+def _completion(shell: str) -> int:
+    from evallint.cli.completion import render
+
+    sys.stdout.write(render(shell, build_parser()))
+    return 0
 
 
 def _quiet_stdout() -> None:
@@ -419,5 +428,6 @@ _COMMANDS = {
     "init": commands.run_init,
     "rules": commands.run_rules,
     "rule": commands.run_rule,
+    "completion": lambda args: _completion(args.shell),
     "schema": commands.run_schema,
 }
