@@ -78,7 +78,7 @@ def sarif_results(text: str) -> Any:
     return log["runs"][0]["results"]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "junit"])
 def test_golden_formats(fmt: str) -> None:
     golden(f"report.{fmt}", formatter(fmt)(REPORT))
 
@@ -199,3 +199,88 @@ def test_sarif_leaves_the_category_to_the_uploader() -> None:
 
     run = json.loads(render_sarif(Report((), 0)))["runs"][0]
     assert "automationDetails" not in run
+
+
+# The Code Quality report as GitLab's documentation lists its fields ("Code Quality report
+# format"): an array; each issue needs these, with one of these severities.
+GITLAB_SHAPE = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string"},
+            "check_name": {"type": "string"},
+            "fingerprint": {"type": "string"},
+            "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    "path": {"type": "string"},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {"begin": {"type": "integer", "minimum": 1}},
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def test_gitlab_code_quality_has_the_documented_shape_and_unique_fingerprints() -> None:
+    import jsonschema
+
+    issues = json.loads(formatter("gitlab")(REPORT))
+    jsonschema.validate(issues, GITLAB_SHAPE)
+    assert len({i["fingerprint"] for i in issues}) == len(issues) == 4
+    assert [i["severity"] for i in issues] == ["minor", "major", "major", "info"]
+
+
+def test_junit_has_a_case_per_file_checked_and_a_failure_per_error() -> None:
+    from dataclasses import replace
+    from xml.etree import ElementTree
+
+    report = replace(
+        REPORT, kinds=((ODD, "dataset"), ("rubrics/tone.yaml", "rubric"), ("ok.yaml", "rubric"))
+    )
+    root = ElementTree.fromstring(formatter("junit")(report))
+    assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "2"
+    (suite,) = root
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert list(cases) == [ODD, "rubrics/tone.yaml", "ok.yaml"]
+    assert all(c.get("classname") == "evallint" for c in cases.values())
+    assert [f.get("type") for f in cases[ODD].iter("failure")] == ["duplicate-question-id"]
+    assert "key-typo" in (cases[ODD].findtext("system-out") or "")
+    assert list(cases["ok.yaml"]) == []
+
+
+def test_the_gitlab_example_is_a_valid_gitlab_ci_file() -> None:
+    """Linted with check-jsonschema's vendored GitLab CI schema, as GitLab's own lint would."""
+    import shutil
+    import subprocess
+
+    from conftest import REPO
+
+    tool = shutil.which("check-jsonschema")
+    if tool is None:
+        pytest.skip("check-jsonschema is not installed (pip install '.[test]')")
+    example = REPO / "examples" / "gitlab" / ".gitlab-ci.yml"
+    done = subprocess.run(
+        [
+            tool,
+            "--builtin-schema",
+            "vendor.gitlab-ci",
+            "--data-transform",
+            "gitlab-ci",
+            str(example),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = example.read_text()
+    assert "--format gitlab --output gl-code-quality-report.json" in text
+    assert "codequality: gl-code-quality-report.json" in text

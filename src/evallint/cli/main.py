@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from evallint.model import Report
 
 EXIT_USAGE = 2
-MACHINE_FORMATS = frozenset({"json", "sarif"})
 
 
 def _rule_list(text: str) -> list[str]:
@@ -252,7 +251,7 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint.engine.run import lint
     from evallint.io import discover
     from evallint.io.source import FsSource
-    from evallint.output import formatter
+    from evallint.output import FORMATTERS, formatter
 
     cwd = Path.cwd()
     root, in_git = discover.project_root(args.paths, cwd)
@@ -267,7 +266,7 @@ def run_check(args: argparse.Namespace) -> int:
     fmt = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    machine = fmt in MACHINE_FORMATS
+    machine = FORMATTERS[fmt].machine
     limit = config.max_repeats
     if machine or args.sarif_output:
         config = replace(config, max_repeats=0)  # machine outputs carry every finding

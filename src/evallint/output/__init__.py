@@ -7,19 +7,30 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 Formatter = Callable[..., str]
 
-# name -> (module, function); SARIF pulls in the rule docs, so nothing is imported up front.
-FORMATTERS: Mapping[str, tuple[str, str]] = {
-    "text": ("evallint.output.text", "render_text"),
-    "json": ("evallint.output.text", "render_json"),
-    "sarif": ("evallint.output.sarif", "render_sarif"),
-    "github": ("evallint.output.github", "render_github"),
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    module: str
+    function: str
+    machine: bool  # read by programs: every finding, no repeat cap
+
+
+# SARIF pulls in the rule docs, so nothing is imported up front.
+FORMATTERS: Mapping[str, Output] = {
+    "text": Output("evallint.output.text", "render_text", machine=False),
+    "json": Output("evallint.output.text", "render_json", machine=True),
+    "sarif": Output("evallint.output.sarif", "render_sarif", machine=True),
+    "github": Output("evallint.output.github", "render_github", machine=False),
+    "gitlab": Output("evallint.output.gitlab", "render_gitlab", machine=True),
+    "junit": Output("evallint.output.junit", "render_junit", machine=True),
 }
 
 
 def formatter(name: str) -> Formatter:
-    module, function = FORMATTERS[name]
-    found: Formatter = getattr(importlib.import_module(module), function)
+    chosen = FORMATTERS[name]
+    found: Formatter = getattr(importlib.import_module(chosen.module), chosen.function)
     return found
