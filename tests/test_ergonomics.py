@@ -101,19 +101,19 @@ def test_check_flags_end_to_end(run: Run, tree: Tree) -> None:
 
 
 def test_an_unknown_option_shows_the_commands_own_usage(run: Run, tree: Tree) -> None:
-    code, out, err = run("check", "--fix", cwd=tree({}))
+    code, out, err = run("check", "--fixx", cwd=tree({}))
     assert code == 2 and out == ""
     assert err.startswith("usage: evallint check ")
-    assert err.rstrip().endswith("evallint check: error: unrecognized arguments: --fix")
+    assert err.rstrip().endswith("evallint check: error: unrecognized arguments: --fixx")
 
 
 def test_one_rules_page_and_a_suggestion_for_an_unknown_id(run: Run, tree: Tree) -> None:
     code, out, _ = run("rule", "key-typo", cwd=tree({}))
     assert code == 0
     assert out.startswith("key-typo (warning; all kinds)\n    An unknown key is close")
-    assert "Default severity: warning." in out and "Fixable: no." in out
+    assert "Default severity: warning." in out and "Fixable: yes (`evallint check --fix`)." in out
     code, out, _ = run("rule", "version-not-bumped", cwd=tree({}))
-    assert "Fixable: yes (`evallint bump`)." in out
+    assert "Fixable: yes (`evallint check --fix` or `evallint bump`)." in out
     code, out, err = run("rule", "key-typp", cwd=tree({}))
     assert (code, out) == (2, "")
     assert err == "evallint: error: no rule 'key-typp'; did you mean 'key-typo'?\n"
@@ -282,3 +282,56 @@ def test_fish_and_zsh_completion_name_every_command() -> None:
     assert "complete -c evallint -n __fish_use_subcommand -a rule -d " in fish
     assert "complete -c evallint -n '__fish_seen_subcommand_from check' -l statistics" in fish
     assert render("zsh", build_parser()).startswith("autoload -U +X bashcompinit && bashcompinit\n")
+
+
+FIXABLE = {
+    "rubrics/tone.yaml": (
+        "id: tone\nversion: 1.10  # keep me\nchecks: [{kind: php_lint, id: lint}]\n"
+        "scoring: {combine: all_pass}\n",
+        'id: tone\nversion: "1.10"  # keep me\nchecks: [{kind: php_lint, id: lint}]\n'
+        "scoring: {combine: all_pass}\n",
+    ),
+    "datasets/d.yaml": (
+        "questions:\n  - id: q1\n    input: hi\n    expecteed_facts: [a]  # note\n",
+        "questions:\n  - id: q1\n    input: hi\n    expected_facts: [a]  # note\n",
+    ),
+    "datasets/d.json": (
+        '{\n  "questions": [{"id": "q1", "input": "hi", "expecteed_facts": ["a"]}]\n}\n',
+        '{\n  "questions": [{"id": "q1", "input": "hi", "expected_facts": ["a"]}]\n}\n',
+    ),
+}
+CLEAN = "questions:\n  - id: q2\n    input: 'yes'\n    expected_facts: [b]\n"
+
+
+def test_fix_changes_only_the_bytes_at_fault_and_the_rules_then_pass(run: Run, tree: Tree) -> None:
+    root = tree({**{p: before for p, (before, _) in FIXABLE.items()}, "datasets/clean.yaml": CLEAN})
+    stamp = (root / "datasets/clean.yaml").stat().st_mtime_ns
+    code, out, _ = run("check", "--fix", "--format", "json", cwd=root)
+    for path, (_, after) in FIXABLE.items():
+        assert (root / path).read_text() == after, path
+    assert (root / "datasets/clean.yaml").stat().st_mtime_ns == stamp  # never touched
+    left = json.loads(out)
+    assert left["notes"] == ["fixed 3 findings in 3 files"]
+    assert {d["rule"] for d in left["diagnostics"]} == {"schema-violation"}  # "1.10" is no semver
+    assert code == 1
+
+
+def test_show_fixes_prints_the_diff_and_writes_nothing(run: Run, tree: Tree) -> None:
+    before, _ = FIXABLE["datasets/d.yaml"]
+    root = tree({"datasets/d.yaml": before})
+    code, out, _ = run("check", "--show-fixes", cwd=root)
+    assert (root / "datasets/d.yaml").read_text() == before
+    assert out.startswith(
+        "--- a/datasets/d.yaml\n+++ b/datasets/d.yaml\n@@ -1,4 +1,4 @@\n questions:\n"
+    )
+    assert "-    expecteed_facts: [a]  # note\n+    expected_facts: [a]  # note\n" in out
+    assert code == 0  # a warning only
+
+
+def test_a_misspelt_key_whose_target_is_there_is_not_renamed(run: Run, tree: Tree) -> None:
+    text = (
+        "questions:\n  - id: q1\n    input: hi\n    expected_facts: [a]\n    expected_fact: [b]\n"
+    )
+    root = tree({"datasets/d.yaml": text})
+    run("check", "--fix", cwd=root)
+    assert (root / "datasets/d.yaml").read_text() == text

@@ -24,7 +24,8 @@ from test_eee import MINIMAL_0_2_0
 EXAMPLES = {
     p.relative_to(REPO / "examples").as_posix(): p.read_bytes()
     for p in sorted((REPO / "examples").rglob("*"))
-    if p.is_file() and format_of(p.name) is not None and "workflows" not in p.parts
+    # The CI examples (a GitHub workflow, a GitLab pipeline) are not eval files.
+    if p.is_file() and format_of(p.name) is not None and not {"workflows", "gitlab"} & {*p.parts}
 }
 # examples/ has no Every Eval Ever record: the minimal one of the EEE tests stands in.
 EXAMPLES["data/c/acme/m/c8ab4e94-d8e8-417f-be18-fececf3c815c.json"] = json.dumps(

@@ -44,6 +44,7 @@ class Fix:
     pointer: Pointer
     old: str
     new: str
+    on_key: bool = False  # in the key's text (a rename), not the value's
 
 
 @dataclass(frozen=True, slots=True)

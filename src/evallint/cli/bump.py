@@ -9,28 +9,20 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from evallint.baseline import Baseline
+from evallint.cli.fixing import Change, changes_of, write
 from evallint.config import Config
 from evallint.engine.run import lint
 from evallint.io.source import Source
-from evallint.model import Edit, Fix
+from evallint.model import Fix
 from evallint.project import Entry
 from evallint.read import read_entry
 from evallint.rules import BY_ID
 
 BUMPED = ("version-not-bumped", "version-bump-too-small")
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One edit of one file, with what it replaces (for the pins and the printed list)."""
-
-    path: str
-    edit: Edit
-    old: str
 
 
 def bump(
@@ -49,18 +41,10 @@ def bump(
     rules = [BY_ID[r] for r in BUMPED]
     report = lint(paths, source, wanted, tree=tree, today=today, baseline=baseline, rules=rules)
     texts: dict[str, str] = {}
-    changes = []
-    for d in report.diagnostics:
-        if d.rule in BUMPED and d.fix is not None:
-            text = texts.setdefault(d.path, _text(source, d.path))
-            changes.append(Change(d.path, d.fix, text[d.fix.start : d.fix.end]))
+    changes = changes_of(report.diagnostics, source, texts, BUMPED)
     if update_refs:
         changes += _pin_changes(changes, tree, source, config, texts)
-    return _write(changes, texts, source, root)
-
-
-def _text(source: Source, path: str) -> str:
-    return source.read(path).decode("utf-8").removeprefix("\ufeff")
+    return write(changes, texts, source, root)
 
 
 def _ref_prefix(path: str, source: Source, config: Config) -> str:
@@ -101,23 +85,3 @@ def _pin_changes(
                 texts.setdefault(path, entry.doc.text)
                 out.append(Change(path, edit, text))
     return out
-
-
-def _write(changes: list[Change], texts: dict[str, str], source: Source, root: Path) -> list[str]:
-    done = []
-    leaves = getattr(source, "outside", None)
-    for path in sorted({c.path for c in changes}):
-        if leaves is not None and leaves(path):
-            continue
-        mine = sorted((c for c in changes if c.path == path), key=lambda c: c.edit.start)
-        text = texts[path]
-        for c in reversed(mine):
-            text = text[: c.edit.start] + c.edit.text + text[c.edit.end :]
-        bom = "\ufeff" if source.read(path).startswith(b"\xef\xbb\xbf") else ""
-        (root / path).write_bytes((bom + text).encode("utf-8"))
-        original = texts[path]
-        done += [
-            f"{path}:{original.count(chr(10), 0, c.edit.start) + 1}: {c.old} → {c.edit.text}"
-            for c in mine
-        ]
-    return done

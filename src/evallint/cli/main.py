@@ -7,7 +7,7 @@ import argparse
 import datetime
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -131,6 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="print the findings alone, no summary"
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are errors")
+    fixes = check.add_mutually_exclusive_group()
+    fixes.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes (quote YAML values read as non-text, rename misspelt keys, "
+        "bump versions), then report what is left",
+    )
+    fixes.add_argument(
+        "--show-fixes", action="store_true", help="print the fixes as a unified diff; write nothing"
+    )
     bump = sub.add_parser("bump", help="raise versions the version rules ask to raise")
     bump.add_argument("paths", nargs="*", metavar="PATH")
     _add_base_options(bump)
@@ -268,19 +278,27 @@ def run_check(args: argparse.Namespace) -> int:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     machine = FORMATTERS[fmt].machine
     limit = config.max_repeats
-    if machine or args.sarif_output:
-        config = replace(config, max_repeats=0)  # machine outputs carry every finding
+    fixing = args.fix or args.show_fixes
+    if machine or args.sarif_output or fixing:
+        # Machine outputs carry every finding; fixes need every finding to carry its fix.
+        config = replace(config, max_repeats=0)
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
-    report = lint(
-        chosen.paths,
-        FsSource(root),
-        config,
-        tree=chosen.tree,
-        today=today(args.today, os.environ),
-        baseline=chosen.baseline,
-        jobs=args.jobs,
-        gone=chosen.gone,
-    )
+
+    def run() -> Report:
+        return lint(
+            chosen.paths,
+            FsSource(root),
+            config,
+            tree=chosen.tree,
+            today=today(args.today, os.environ),
+            baseline=chosen.baseline,
+            jobs=args.jobs,
+            gone=chosen.gone,
+        )
+
+    report = run()
+    if fixing:
+        report = _apply_fixes(report, root, show=args.show_fixes, again=run)
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     if config.strict:
         report = _named_unreadable_fail(report, chosen.named)
@@ -293,6 +311,31 @@ def run_check(args: argparse.Namespace) -> int:
     if fmt == "github":
         _github_files(shown, os.environ, args.sarif_output)
     return 0 if args.exit_zero else report.exit_code(strict=config.strict)
+
+
+def _apply_fixes(report: Report, root: Path, *, show: bool, again: Callable[[], Report]) -> Report:
+    """`--show-fixes`: the diff on stdout, nothing written; `--fix`: the fixes written and the
+    run made again, so the report says what is left."""
+    from evallint.cli.fixing import changes_of, unified_diff, write
+    from evallint.io.source import FsSource
+    from evallint.rules import ALL_RULES
+
+    source = FsSource(root)
+    texts: dict[str, str] = {}
+    fixable = {r.id for r in ALL_RULES if r.fixable}
+    changes = changes_of(report.diagnostics, source, texts, fixable)
+    if show:
+        _write(unified_diff(changes, texts, source), None)
+        return report
+    if not changes:
+        return report
+    done = write(changes, texts, source, root)
+    files = len({c.path for c in changes})
+    fixed = f"fixed {len(done)} finding{'' if len(done) == 1 else 's'}"
+    fresh = again()
+    return replace(
+        fresh, notes=(*fresh.notes, f"{fixed} in {files} file{'' if files == 1 else 's'}")
+    )
 
 
 def _render(fmt: str, report: Report, args: argparse.Namespace) -> str:

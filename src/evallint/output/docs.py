@@ -37,11 +37,18 @@ def render_rule(rule: Rule, *, markdown: bool = False) -> str:
     strict = f"; {rule.strict.label} under --strict" if rule.strict else ""
     facts = [
         f"    Default severity: {rule.severity.label}{strict}.",
-        "    Fixable: yes (`evallint bump`)." if rule.fixable else "    Fixable: no.",
+        _fixable(rule),
     ]
     if rule.needs_base:
         facts.append("    Runs only with a base to compare with (--diff or --base).")
     return _text(rule) + "\n" + "\n".join(facts) + "\n"
+
+
+def _fixable(rule: Rule) -> str:
+    if not rule.fixable:
+        return "    Fixable: no."
+    also = " or `evallint bump`" if rule.needs_base else ""
+    return f"    Fixable: yes (`evallint check --fix`{also})."
 
 
 def render_rules(*, markdown: bool = False) -> str:

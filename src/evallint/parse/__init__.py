@@ -65,7 +65,8 @@ class Document:
         """Where `fix` applies in the text; None when the value is not written as its text
         (escapes, a key that is not there), which is left for a person."""
         smap = self.source_map()
-        span = smap.values.get(fix.pointer) if smap is not None else None
+        spans = (smap.keys if fix.on_key else smap.values) if smap is not None else None
+        span = spans.get(fix.pointer) if spans is not None else None
         if smap is None or span is None:
             return None
         start = smap.lines.offset(span.line, span.column)

@@ -49,7 +49,7 @@ class Rule:
     cross_file: bool = False  # also run on files outside the run that the run's files affect
     needs_base: bool = False  # reports only when the run has a base (--diff, --base)
     reads_files: bool = False  # looks at other files' existence: run where a deletion breaks it
-    fixable: bool = False  # its findings may carry a safe fix (`evallint bump` applies them)
+    fixable: bool = False  # its findings may carry a safe fix (`check --fix` applies them)
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import ai_eval
-from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 from evallint.validation.schemas import load_schema
@@ -59,7 +59,7 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding((*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True)
 
 
-@rule("key-typo", Severity.WARNING)
+@rule("key-typo", Severity.WARNING, fixable=True)
 def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unknown key is close to a known one: probably a misspelling.
 
@@ -87,10 +87,12 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
             for key in obj.unknown:
                 hint = suggest(key, [k for k in obj.known if k not in held])
                 if hint is not None:
+                    # The target key is absent (see `held`): renaming cannot collide.
                     yield Finding(
                         (*obj.pointer, key),
                         f"unknown key {key!r}; did you mean {hint!r}?",
                         on_key=True,
+                        fix=Fix((*obj.pointer, key), key, hint, on_key=True),
                     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.model import Finding, Severity
+from evallint.model import Finding, Fix, Severity
 from evallint.rules.base import rule
 from evallint.validation.schemas import SchemaError, json_type
 
@@ -54,7 +54,7 @@ def schema_violation(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield Finding(err.pointer, err.message, on_key=err.keyword == "required")
 
 
-@rule("yaml-implicit-type", Severity.ERROR)
+@rule("yaml-implicit-type", Severity.ERROR, fixable=True)
 def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unquoted YAML value is read as a number, boolean or null where text is expected.
 
@@ -77,4 +77,5 @@ def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
                 err.pointer,
                 f"{raw} is read by YAML as the {json_type(err.value)} "
                 f'{err.value!r}, not as text; quote it: "{raw}"',
+                fix=Fix(err.pointer, raw, f'"{raw}"'),
             )
