@@ -1,4 +1,5 @@
-"""`evallint init vscode`: point the YAML extension at our schemas for the conventional layout."""
+"""`evallint init vscode`: point the YAML extension and VS Code's JSON support at our schemas
+for the conventional layout."""
 
 from __future__ import annotations
 
@@ -9,12 +10,29 @@ from evallint.errors import EvallintError
 from evallint.kinds import KINDS
 from evallint.validation.schemas import schema_dir
 
-# schema name -> the globs its kind is found by in the conventional layout
+# schema name -> the globs its kind is found by in the conventional layout, for the YAML
+# extension (yaml.schemas) and for VS Code's own JSON support (json.schemas). EEE records are
+# left out: each declares its schema version, which no one glob can choose.
 GLOBS = {k.schema: list(k.editor_globs) for k in KINDS if k.schema and k.editor_globs}
 
 
 def schema_entries(folder: str) -> dict[str, list[str]]:
-    return {f"./{folder}/{name}.schema.json": globs for name, globs in GLOBS.items()}
+    """`yaml.schemas`: schema file -> the YAML globs."""
+    found = {
+        f"./{folder}/{name}.schema.json": [g for g in globs if not g.endswith(".json")]
+        for name, globs in GLOBS.items()
+    }
+    return {url: globs for url, globs in found.items() if globs}
+
+
+def json_entries(folder: str) -> list[dict[str, object]]:
+    """`json.schemas`: [{fileMatch, url}] for the JSON globs."""
+    out: list[dict[str, object]] = []
+    for name, globs in GLOBS.items():
+        matched = [g for g in globs if g.endswith(".json")]
+        if matched:
+            out.append({"fileMatch": matched, "url": f"./{folder}/{name}.schema.json"})
+    return out
 
 
 def init_vscode(root: Path, folder: str = ".vscode/evallint") -> list[str]:
@@ -45,6 +63,15 @@ def init_vscode(root: Path, folder: str = ".vscode/evallint") -> list[str]:
     merged = dict(current) if isinstance(current, dict) else {}
     merged.update(schema_entries(folder))
     settings["yaml.schemas"] = merged
+    ours = json_entries(folder)
+    urls = {entry["url"] for entry in ours}
+    existing = settings.get("json.schemas")
+    kept = [
+        e
+        for e in (existing if isinstance(existing, list) else [])
+        if not (isinstance(e, dict) and e.get("url") in urls)
+    ]
+    settings["json.schemas"] = [*kept, *ours]
     settings_path.parent.mkdir(parents=True, exist_ok=True)
     settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     written.append(settings_path.relative_to(root).as_posix())

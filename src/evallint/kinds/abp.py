@@ -59,6 +59,7 @@ EVALS = Kind(
     file_refs=evals_files,
     claim=named("evals.json"),
     markers=(("evals", "skill_name"), ("evals", "skill_file")),
+    editor_globs=("**/evals.json",),
 )
 
 STATIC_CHECKS = Kind(
@@ -70,4 +71,5 @@ STATIC_CHECKS = Kind(
     _named("static-checks.json"),
     file_refs=lambda data: _skill_file(data),
     claim=named("static-checks.json"),
+    editor_globs=("**/static-checks.json",),
 )
