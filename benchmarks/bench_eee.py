@@ -1,9 +1,11 @@
 """The EEE v0.2.0 datastore (5,320 aggregate records) and a large instance JSONL, in one run.
 
-    python benchmarks/bench_eee.py [--shared ../shared] [--records 1000000]
+    python benchmarks/bench_eee.py [--shared ../shared] [--records 1000000] [--runs 5]
 
 Times `evallint check` (all rules) against check-jsonschema with EEE's own 0.2.0 schema on the
-same files, and against the floor of reading and parsing each file with the json module. Then
+same files, and against the floor of reading and parsing each file with the json module (a
+process of its own, as the others are), in paired runs: each figure is a median with its
+spread, and each ratio is taken pair by pair. Then
 generates an instance file of --records lines and reports records per second, beside the floor
 of parsing each line with json.loads.
 """
@@ -19,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import evallint_cmd, peer_cmd, timed, with_peak_memory
+from common import evallint_cmd, paired, peer_cmd, spread, with_peak_memory
 
 SAMPLE = {
     "schema_version": "0.3.0",
@@ -35,34 +37,36 @@ SAMPLE = {
 }
 
 
-def _parse_all(root: Path, files: list[str]) -> float:
-    started = time.perf_counter()
-    for name in files:
-        json.loads((root / name).read_bytes())
-    return time.perf_counter() - started
+# The floor, as a whole process like the others: read and parse every record with json.loads.
+FLOOR = """
+import json, os, sys
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), "rb") as f:
+                json.loads(f.read())
+"""
 
 
-def datastore(shared: Path) -> None:
-    """Best of three runs each: evallint, the parse floor, check-jsonschema."""
+def datastore(shared: Path, runs: int) -> None:
+    """Paired runs: evallint against the parse floor, then against check-jsonschema."""
     source = shared / "corpus" / "eee" / "datastore-v0.2.0"
     schema = shared / "corpus" / "eee" / "schema" / "eval.schema.0.2.0.json"
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "store"
         shutil.copytree(source, root)
         files = sorted(str(p.relative_to(root)) for p in root.rglob("*.json") if p.is_file())
-        ours, _ = timed([*evallint_cmd(), "check", "."], root, runs=3)
-        floor = min(_parse_all(root, files) for _ in range(3))
-        print(
-            f"{len(files)} EEE records: evallint {ours:.2f} s; parse floor {floor:.2f} s "
-            f"({ours / floor:.1f}x the floor)"
-        )
+        ours = [*evallint_cmd(), "check", "."]
+        walls, floor, ratio = paired(ours, [sys.executable, "-c", FLOOR, "."], root, runs)
+        print(f"{len(files)} EEE records, {runs} paired runs (median, min to max)")
+        print(f"evallint {spread(walls, ' s')}; parse floor {spread(floor, ' s')}")
+        print(f"evallint / floor: {spread(ratio)}")
         peer = peer_cmd()
         if peer:
-            theirs, _ = timed([*peer, "--schemafile", str(schema), *files], root, runs=3)
-            print(
-                f"check-jsonschema with EEE's 0.2.0 schema: {theirs:.2f} s "
-                f"({theirs / ours:.1f}x slower than evallint)"
-            )
+            theirs = [*peer, "--schemafile", str(schema), *files]
+            walls, _, ratio = paired(theirs, ours, root, runs)
+            print(f"check-jsonschema with EEE's 0.2.0 schema: {spread(walls, ' s')}")
+            print(f"check-jsonschema / evallint: {spread(ratio)}")
 
 
 def instances(records: int) -> None:
@@ -89,9 +93,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
     ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     if (args.shared / "corpus" / "eee").is_dir():
-        datastore(args.shared)
+        datastore(args.shared, args.runs)
     instances(args.records)
     return 0
 
