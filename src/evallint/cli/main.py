@@ -409,7 +409,9 @@ def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None)
     from evallint.output.github import render_summary
 
     if environ.get("GITHUB_STEP_SUMMARY"):
-        head = _head_sha(environ)
+        from evallint.io.git import pull_request_sha
+
+        head = pull_request_sha(environ, "head")
         seen = {**environ, "EVALLINT_HEAD_SHA": head} if head else environ
         _append(environ["GITHUB_STEP_SUMMARY"], render_summary(report, seen))
     if environ.get("GITHUB_OUTPUT"):
@@ -419,23 +421,6 @@ def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None)
         ]
         lines += [f"sarif-file={sarif}"] if sarif else []
         _append(environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n")
-
-
-def _head_sha(environ: Mapping[str, str]) -> str | None:
-    """A pull request's head commit, from the event file the runner writes."""
-    import json
-    import re
-
-    path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            event = json.load(f)
-        sha = event["pull_request"]["head"]["sha"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return sha if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40,64}", sha) else None
 
 
 def _append(path: str, text: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -90,18 +91,19 @@ def _fetch_hint(ref: str) -> str:
     )
 
 
-def _event_base(environ: Mapping[str, str]) -> str | None:
-    """`pull_request.base.sha` from the GitHub event file: the exact base, not a branch name."""
+def pull_request_sha(environ: Mapping[str, str], side: str) -> str | None:
+    """`pull_request.<side>.sha` ("base" or "head") from the GitHub event file the runner
+    writes: the exact commit, not a branch name, nor the temporary merge commit."""
     path = environ.get("GITHUB_EVENT_PATH")
     if not path:
         return None
     try:
         with open(path, encoding="utf-8") as f:
             event = json.load(f)
-        sha = event["pull_request"]["base"]["sha"]
+        sha = event["pull_request"][side]["sha"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return sha if isinstance(sha, str) and sha else None
+    return sha if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40,64}", sha) else None
 
 
 class GitRepo:
@@ -152,7 +154,7 @@ class GitRepo:
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
-        event_base = _event_base(environ)
+        event_base = pull_request_sha(environ, "base")
         if event_base:
             if self.sha(event_base) is None:
                 # The pull request says which base; any other would compare with the wrong one.
