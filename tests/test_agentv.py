@@ -493,3 +493,39 @@ tests:
             "unknown grader type 'contains-anyy'; did you mean 'contains-any'?",
         )
     ]
+
+
+SPEC_NOW = """\
+name: code-review
+version: "1.0"
+assert:
+  - name: correctness
+    type: llm_judge
+    prompt: ./prompts/correctness.md
+tests:
+  - id: off-by-one
+    criteria: Identifies the loop condition bug.
+    input: Review this function.
+    assert:
+      - name: bug_check
+        type: code_judge
+        script: ["python", "./judges/bug_check.py"]
+"""
+
+
+def test_the_specs_current_shape_is_the_spec_without_migration_hints() -> None:
+    """agentevals.io's eval-format page (61ec10d): `name`, `tests` with `criteria`, and
+    `assert` lists of snake_case judges, at the suite and in a test."""
+    assert found("evals/EVAL.yaml", SPEC_NOW) == []
+    text = SPEC_NOW.replace("    criteria: Identifies the loop condition bug.\n", "").replace(
+        "    assert:\n", "    assertions:\n"
+    )
+    assert found("evals/EVAL.yaml", text) == [
+        (8, 5, "schema-violation", "missing required key 'criteria'"),
+        (
+            10,
+            5,
+            "agentv-migration",
+            "'assertions' is not read in this dialect; use 'assert' (the spec's name)",
+        ),
+    ]

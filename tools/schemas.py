@@ -741,15 +741,32 @@ def agentevals() -> S:
             "metadata": {"type": "object", "description": "Free-form data."},
         },
     }
+    # A test of the spec's current docs: `criteria` for `expected_outcome`, and its own `assert`.
+    test: S = {
+        **case,
+        "description": "One test (the spec's current form); needs input or input_messages.",
+        "required": ["id", "criteria"],
+        "properties": {
+            **case["properties"],
+            "criteria": string("What success looks like."),
+            "assert": {
+                "type": "array",
+                "description": "Evaluators of this test.",
+                "items": {"$ref": "#/definitions/grader"},
+            },
+        },
+    }
     return root(
         "agentevals",
         "agentevals EVAL.yaml",
-        "The agentevals specification (agentevals.io), as AgentV up to 2.6.1 loads it: "
-        "`evalcases`; the spec's `name` is optional there.",
+        "The agentevals specification (agentevals.io): `evalcases` as AgentV up to 2.6.1 "
+        "loads it (the spec's `name` is optional there), or the current docs' `tests` with "
+        "`assert`.",
         {
             "type": "object",
             # The spec asks for `name`; AgentV, its one runner, never required it (2.6.1).
-            "required": ["evalcases"],
+            "if": {"not": {"required": ["tests"]}},
+            "then": {"required": ["evalcases"]},
             "properties": {
                 "$schema": string("The schema this file follows."),
                 "name": string(
@@ -768,10 +785,22 @@ def agentevals() -> S:
                     "description": "The cases.",
                     "items": {"$ref": "#/definitions/case"},
                 },
+                "tests": {
+                    "type": "array",
+                    "minItems": 1,
+                    "description": "The cases (the spec's current name), or files to import.",
+                    "items": {"anyOf": [{"type": "string"}, {"$ref": "#/definitions/test"}]},
+                },
+                "assert": {
+                    "type": "array",
+                    "description": "Evaluators of every test (the spec's current form).",
+                    "items": {"$ref": "#/definitions/grader"},
+                },
             },
             "definitions": {
                 **agentv_defs(["text", "file", "image", "json"]),
                 "case": case,
+                "test": test,
                 "grader": {
                     **grader(SPEC_GRADERS, "An evaluator."),
                     "required": ["name", "type"],

@@ -64,6 +64,8 @@ def dialect(path: str, data: JSON) -> str | None:
         spec_like = "name" in data or any("expected_outcome" in c or "input" in c for c in cases)
         return "agentevals" if spec_like else "agentv-v2"
     tests = data.get("tests")
+    if "name" in data and _spec_graders(data, tests):
+        return "agentevals"  # the spec's current docs: tests, assert, snake_case judges
     if any(k in data for k in _NEXT_ROOT) or (
         _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
@@ -71,6 +73,25 @@ def dialect(path: str, data: JSON) -> str | None:
     if is_suite_name(path) or _uses(tests, _V4_TEST):
         return "agentv-v4"
     return None
+
+
+# Grader types only the agentevals spec spells this way (AgentV 4 writes them kebab-case).
+_SPEC_TYPES = frozenset(
+    {"code_judge", "llm_judge", "tool_trajectory", "field_accuracy", "execution_metrics"}
+)
+
+
+def _spec_graders(data: dict[str, JSON], tests: JSON) -> bool:
+    """Whether the suite's `assert` lists use the spec's snake_case judge types."""
+    lists = [data.get("assert")]
+    if isinstance(tests, list):
+        lists += [t.get("assert") for t in tests if isinstance(t, dict)]
+    return any(
+        isinstance(g, dict) and g.get("type") in _SPEC_TYPES
+        for found in lists
+        if isinstance(found, list)
+        for g in found
+    )
 
 
 def _uses(tests: JSON, keys: tuple[str, ...]) -> bool:

@@ -61,12 +61,13 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
         },
     },
     agentv.SPEC.name: {
-        "root": {"tests": "'evalcases' (the spec's name)"},
         "case": {
             "criteria": "'expected_outcome' (the spec's name; 'criteria' is AgentV 4's)",
             "outcome": "'expected_outcome'",
             "assertions": "'execution.evaluators'",
         },
+        # The spec's current docs: `tests` with `criteria` and `assert`.
+        "test": {"outcome": "'criteria'", "assertions": "'assert' (the spec's name)"},
         "type": {
             "llm-grader": "'llm_judge'",
             "code-grader": "'code_judge'",
@@ -139,11 +140,13 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 on_key=True,
             )
     list_key, cases = agentv.case_list(doc.data)
+    # A dialect may name a `tests` entry's keys otherwise than an `evalcases` one (the spec).
+    renamed = table.get("test" if list_key == "tests" and "test" in table else "case", {})
     for i, case in cases:
         where: Pointer = (list_key, i)
         for key in case:
-            if key in table.get("case", {}):
-                hint = table["case"][key]
+            if key in renamed:
+                hint = renamed[key]
                 yield Finding(
                     (*where, key),
                     _deprecated(repr(key), hint)
