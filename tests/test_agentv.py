@@ -529,3 +529,21 @@ def test_the_specs_current_shape_is_the_spec_without_migration_hints() -> None:
             "'assertions' is not read in this dialect; use 'assert' (the spec's name)",
         ),
     ]
+
+
+def test_next_dialect_types_promptfoo_has_but_agentv_does_not_support_yet() -> None:
+    """AgentV 5.3.1-next.1 rejects promptfoo's `bleu` as future scope (an error), and reads
+    `contains_any` as `contains-any`."""
+    text = (
+        'prompts: ["{{ q }}"]\ntests:\n  - vars: {q: hi}\n    assert:\n'
+        "      - {type: bleu, value: x}\n      - {type: contains_any, value: [x]}\n"
+    )
+    assert found("evals/x.eval.yaml", text) == [
+        (
+            5,
+            16,
+            "unknown-grader-type",
+            "grader type 'bleu' is a promptfoo type AgentV does not support yet (its validator "
+            "reports an error)",
+        )
+    ]

@@ -261,13 +261,31 @@ _NEXT_TYPES = frozenset(
         "is-json", "equals", "javascript", "python", "webhook", "similar",
     }
 )  # fmt: skip
+# Promptfoo types AgentV's next dialect names but rejects as "future scope" (an error there,
+# eval-validator.ts at 5.3.1-next.1), so they get that message, not a did-you-mean.
+UNSUPPORTED = frozenset(
+    {
+        "answer-relevance", "bleu", "classifier", "contains-html", "contains-json",
+        "contains-sql", "contains-xml", "context-faithfulness", "context-recall",
+        "context-relevance", "conversation-relevance", "factuality", "finish-reason", "gleu",
+        "guardrails", "is-html", "is-refusal", "is-sql", "is-valid-function-call",
+        "is-valid-openai-function-call", "is-valid-openai-tools-call", "is-xml", "levenshtein",
+        "meteor", "model-graded-closedqa", "model-graded-factuality", "moderation", "perplexity",
+        "perplexity-score", "pi", "rouge-n", "ruby", "similar:cosine", "similar:dot",
+        "similar:euclidean", "select-best", "human", "max-score", "tool-call-f1",
+        "trace-error-spans", "trace-span-count", "trace-span-duration", "search-rubric",
+        "word-count",
+    }
+)  # fmt: skip
 GRADER_TYPES: dict[str, frozenset[str]] = {V4.name: _V4_TYPES, NEXT.name: _NEXT_TYPES}
 CUSTOM_ASSERTIONS = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")  # .agentv/assertions/<type>.*
 
 
 def grader_type(dialect_name: str, written: str) -> str:
-    """The type as the dialect's runner compares it (4.x: snake_case read as kebab-case; next:
-    a `not-` prefix negates any type)."""
+    """The type as the dialect's runner compares it: snake_case is read as kebab-case, and in
+    the next dialect a `not-` prefix negates any type."""
     if dialect_name == V4.name:
         return written.replace("_", "-")
-    return written.removeprefix("not-") if dialect_name == NEXT.name else written
+    if dialect_name == NEXT.name:
+        return written.replace("_", "-").removeprefix("not-")
+    return written

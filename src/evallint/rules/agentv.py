@@ -373,7 +373,14 @@ def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
         if not isinstance(written, str) or written in renamed:
             continue
         name = agentv.grader_type(ctx.kind.name, written)
-        if name in known:
+        if name in known or name in renamed:
+            continue
+        if ctx.kind.name == agentv.NEXT.name and name in agentv.UNSUPPORTED:
+            yield Finding(
+                (*where, "type"),
+                f"grader type {written!r} is a promptfoo type AgentV does not support yet "
+                "(its validator reports an error)",
+            )
             continue
         if custom is None:
             custom = _custom_types(doc, ctx)
