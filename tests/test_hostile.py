@@ -415,3 +415,34 @@ def test_a_worker_failure_is_one_line(
         "evallint: internal error: RuntimeError: in a worker process: ValueError: boom "
         "(set EVALLINT_DEBUG=1 for a traceback, and please report it)\n"
     )
+
+
+def test_a_large_tree_learns_its_links_from_folder_reads_and_still_refuses_them(
+    tmp_path: Path,
+) -> None:
+    """Past 1,000 files the run reads each folder once for its symlinks instead of asking every
+    file; a link that leads out is still never followed."""
+    from evallint.config import Config
+    from evallint.engine.run import lint
+    from evallint.io.source import FsSource
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("secret")
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    for i in range(1100):
+        (root / "evals" / f"p{i}.md").write_text("x")
+    os.symlink(outside / "secret.md", root / "evals" / "policy.md")
+    suite = (
+        "tests:\n  - id: a\n    criteria: c\n    input:\n      - role: user\n"
+        "        content:\n          - type: file\n            value: policy.md\n"
+    )
+    (root / "evals" / "x.eval.yaml").write_text(suite)
+    tree = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    source = FsSource(root)
+    report = lint(["evals/x.eval.yaml"], source, Config(), tree=tree)
+    assert [d.message for d in report.diagnostics] == [
+        "'policy.md' is a symlink that leads outside the repository; it is not followed"
+    ]
+    assert source.outside("evals/policy.md") and not source.outside("evals/p1.md")

@@ -19,6 +19,8 @@ from evallint.rules import ALL_RULES
 from evallint.rules.api import Others, never
 from evallint.rules.base import Rule
 
+KNOW_LINKS_FROM = 1000  # tree size from which reading every folder beats a check per file
+
 
 def lint(
     paths: Sequence[str],
@@ -50,6 +52,9 @@ def lint(
         frozenset(tree) | frozenset(paths),
         getattr(source, "outside", never),
     )
+    know = getattr(source, "know_links", None)
+    if know is not None and len(run.files) >= KNOW_LINKS_FROM:
+        know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)
     run.root_name = root.name if isinstance(root, Path) else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
 
@@ -39,6 +40,8 @@ class FsSource:
         self.root = root
         self._base = str(root)
         self._outside: dict[str, bool] = {}
+        self._scanned: set[str] = set()  # folders whose symlinks are known (see know_links)
+        self._links: set[str] = set()
 
     def _full(self, path: str) -> str:
         # Plain strings: a run reads thousands of files and pathlib costs ~30 us each.
@@ -74,7 +77,26 @@ class FsSource:
             found = self._outside[path] = self._leaves(path)
         return found
 
+    def know_links(self, paths: Iterable[str]) -> None:
+        """Learn which of the listed paths are symlinks with one directory read per folder, not
+        a stat per file (a large tree asks `outside` of every file). A folder that cannot be
+        read is left out, and its files are asked one by one as before."""
+        folders = {path.rpartition("/")[0] for path in paths if not os.path.isabs(path)}
+        links: set[str] = set()
+        for folder in folders:
+            try:
+                with os.scandir(os.path.join(self._base, folder) if folder else self._base) as it:
+                    links.update(
+                        f"{folder}/{e.name}" if folder else e.name for e in it if e.is_symlink()
+                    )
+            except OSError:
+                continue
+            self._scanned.add(folder)
+        self._links |= links
+
     def _leaves(self, path: str) -> bool:
+        if path.rpartition("/")[0] in self._scanned and path not in self._links:
+            return False  # its folder was read: it is no link
         full = self._full(path)
         if not os.path.islink(full):
             return False  # listings never descend into linked folders, so only links can leave
