@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evallint.kinds import NAMING_FILES, abp
@@ -60,22 +61,49 @@ def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     Good (evals/refunds/evals.json):
         {"skill_file": "skills/refunds/SKILL.md", "evals": [], "skill_name": "refunds"}
     """
-    if ctx.kind.file_refs is None:
-        return
-    for ref in ctx.kind.file_refs(doc.data):
+    for look in _lookups(doc, ctx):
+        if not look.tried:
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} leads outside the repository; it is not followed",
+            )
+        elif look.found is not None and ctx.outside(look.found):
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} is a symlink that leads outside the repository; it is not "
+                "followed",
+            )
+        elif look.found is None and not look.beside:
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} does not exist (looked for {_listed(look.tried)})",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """Where the runner would look for one file the eval names, and what is there."""
+
+    ref: FileRef
+    tried: list[str]  # empty: every place it would look lies outside the project
+    found: str | None  # the first place that exists
+    beside: bool  # a site-root path beside the repository, which evallint cannot see
+
+
+def _lookups(doc: Document, ctx: Context) -> list[Lookup]:
+    """Each file reference looked up once, for both file rules. The listing is part of the key:
+    a run asks again with deleted files put back, to tell what a deletion breaks."""
+    return doc.facts.get(_look_up_all, doc, ctx, key=ctx.files)
+
+
+def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
+    out = []
+    for ref in ctx.kind.file_refs(doc.data) if ctx.kind.file_refs else ():
         tried = candidates(doc.path, ref, ctx.root_name)
         found = next((p for p in tried if _exists(p, ctx.files)), None)
-        if not tried:
-            yield Finding(
-                ref.pointer, f"{ref.path!r} leads outside the repository; it is not followed"
-            )
-        elif found is not None and ctx.outside(found):
-            yield Finding(
-                ref.pointer,
-                f"{ref.path!r} is a symlink that leads outside the repository; it is not followed",
-            )
-        elif found is None and not _beside(ref, tried, ctx):
-            yield Finding(ref.pointer, f"{ref.path!r} does not exist (looked for {_listed(tried)})")
+        beside = found is None and bool(tried) and _beside(ref, tried, ctx)
+        out.append(Lookup(ref, tried, found, beside))
+    return out
 
 
 def _listed(tried: list[str]) -> str:
@@ -116,15 +144,10 @@ def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
     Good (evals/refunds/evals.json):
         {"skill_file": "skills/refunds/SKILL.md", "evals": [], "skill_name": "refunds"}
     """
-    if ctx.kind.file_refs is None:
-        return
-    for ref in ctx.kind.file_refs(doc.data):
-        if ref.search != "site":
-            continue
-        tried = candidates(doc.path, ref, ctx.root_name)
-        if tried and not any(_exists(p, ctx.files) for p in tried) and _beside(ref, tried, ctx):
+    for look in _lookups(doc, ctx):
+        if look.beside:
             yield Finding(
-                ref.pointer,
-                f"{ref.path!r} is not in the repository; the runner looks for it from the "
+                look.ref.pointer,
+                f"{look.ref.path!r} is not in the repository; the runner looks for it from the "
                 "folder it runs in, which evallint cannot see, so it was not checked",
             )
