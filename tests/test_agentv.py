@@ -547,3 +547,16 @@ def test_next_dialect_types_promptfoo_has_but_agentv_does_not_support_yet() -> N
             "reports an error)",
         )
     ]
+
+
+def test_suite_level_and_grouped_graders_get_the_type_hint_too() -> None:
+    text = (
+        "assertions:\n  - {type: code_judge, command: [x]}\ntests:\n  - id: a\n    criteria: c\n"
+        "    input: hi\n    assertions:\n      - type: composite\n        assertions:\n"
+        "          - {type: llm_judge}\n"
+    )
+    got = [(line, col, rule) for line, col, rule, _ in found("evals/x.eval.yaml", text)]
+    assert got == [
+        (2, 12, "agentv-migration"),
+        (10, 20, "agentv-migration"),
+    ]

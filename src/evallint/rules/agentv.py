@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -162,16 +164,17 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 "'assert'",
                 on_key=True,
             )
-        for at, grader in agentv.graders(case, where):
-            kind = grader.get("type")
-            if isinstance(kind, str) and kind in table.get("type", {}):
-                hint = table["type"][kind]
-                yield Finding(
-                    (*at, "type"),
-                    _deprecated(f"grader type {kind!r}", hint)
-                    if ("type", kind) in read
-                    else f"grader type {kind!r} is not used in this dialect; use {hint}",
-                )
+    # Every grader, as unknown-grader-type sees them: the suite's own and group members too.
+    for at, grader in _all_graders(doc):
+        kind = grader.get("type")
+        if isinstance(kind, str) and kind in table.get("type", {}):
+            hint = table["type"][kind]
+            yield Finding(
+                (*at, "type"),
+                _deprecated(f"grader type {kind!r}", hint)
+                if ("type", kind) in read
+                else f"grader type {kind!r} is not used in this dialect; use {hint}",
+            )
 
 
 def _deprecated(what: str, hint: str) -> str:
@@ -305,35 +308,42 @@ def score_ranges(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def _all_graders(doc: Document) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
     """Every grader of a suite: the suite's own, each case's, and the children of groups."""
-    stack: list[tuple[Pointer, dict[str, JSON]]] = []
+    todo: deque[tuple[Pointer, dict[str, JSON]]] = deque()
     if isinstance(doc.data, dict):
-        stack += list(agentv.graders(doc.data, ()))
+        todo += agentv.graders(doc.data, ())
     list_key, cases = agentv.case_list(doc.data)
     for i, case in cases:
-        stack += list(agentv.graders(case, (list_key, i)))
-    while stack:
-        where, grader = stack.pop(0)
+        todo += agentv.graders(case, (list_key, i))
+    while todo:
+        where, grader = todo.popleft()
         yield where, grader
         for key in ("assert", "assertions"):
-            stack += [((*where, key, j), child) for j, child in items(grader, key)]
+            todo += (((*where, key, j), child) for j, child in items(grader, key))
+
+
+@functools.lru_cache(maxsize=2)
+def _assertion_files(files: frozenset[str]) -> Mapping[str, frozenset[str]]:
+    """`.agentv/assertions/` folder -> the custom assertion types it defines, once per run."""
+    out: dict[str, set[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition("/")
+        if (folder == ".agentv/assertions" or folder.endswith("/.agentv/assertions")) and (
+            name.endswith(agentv.CUSTOM_ASSERTIONS)
+        ):
+            out.setdefault(folder, set()).add(name.rsplit(".", 1)[0])
+    return {folder: frozenset(names) for folder, names in out.items()}
 
 
 def _custom_types(doc: Document, ctx: Context) -> frozenset[str]:
     """Custom assertions the runner discovers in `.agentv/assertions/` folders above the suite."""
-    folders = []
+    defined = _assertion_files(ctx.files)
+    found: set[str] = set()
     here = doc.path.rpartition("/")[0]
     while True:
-        folders.append(f"{here}/.agentv/assertions/" if here else ".agentv/assertions/")
+        found |= defined.get(f"{here}/.agentv/assertions" if here else ".agentv/assertions", set())
         if not here:
-            break
+            return frozenset(found)
         here = here.rpartition("/")[0]
-    out = set()
-    for path in ctx.files:
-        if "/.agentv/assertions/" in f"/{path}" and path.endswith(agentv.CUSTOM_ASSERTIONS):
-            folder, _, name = path.rpartition("/")
-            if f"{folder}/" in folders:
-                out.add(name.rsplit(".", 1)[0])
-    return frozenset(out)
 
 
 @rule("unknown-grader-type", Severity.WARNING, kinds=(agentv.V4, agentv.NEXT))
