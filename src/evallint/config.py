@@ -52,9 +52,13 @@ class Config:
     def excluded(self, path: str) -> bool:
         return any(_match(g, path) for g in self.exclude)
 
-    def ignored_in(self, path: str, rule: str) -> bool:
-        """Whether `per-file-ignores` silences this rule in this file."""
-        return any(rule in rules and _match(glob, path) for glob, rules in self.per_file_ignores)
+    def ignored_in(self, path: str) -> frozenset[str]:
+        """The rule ids `per-file-ignores` turns off in this file."""
+        out: frozenset[str] = frozenset()
+        for glob, rules in self.per_file_ignores:
+            if _match(glob, path):
+                out |= rules
+        return out
 
     def kind_name(self, path: str) -> str | None:
         """The kind the configuration gives this path, if any (first matching glob)."""

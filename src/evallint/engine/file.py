@@ -80,8 +80,6 @@ def check_entry(
     for doc, lines, number in chunks(entry, source, ctx.config.max_file_size):
         here = replace(ctx, chunk=number) if number else ctx
         out += _check_document(doc, lines, entry, here, run, repeats, scope)
-    if ctx.config.per_file_ignores:
-        out = [d for d in out if not ctx.config.ignored_in(d.path, d.rule)]
     return repeats.finish(out)
 
 
@@ -95,19 +93,23 @@ def _check_document(
     scope: Scope,
 ) -> list[Diagnostic]:
     """`lines`: how many lines of the file come before the document (a chunk's offset)."""
+    # Rules `per-file-ignores` turns off here do not run (nor count as having run).
+    off = ctx.config.ignored_in(doc.path) if ctx.config.per_file_ignores else frozenset()
     levels = run.levels
     # Placing first costs only in YAML files that mention a suppression.
     notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
     used: set[tuple[int, str]] = set()
     out = []
     for p in doc.problems if scope == "own" else ():
-        if p.rule in levels:
+        if p.rule in levels and p.rule not in off:
             d = Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
             if notes is None or not _silenced(notes, d, used):
                 out.append(_shifted(d, lines))
     if not doc.ok:
         return out
     for rule, level in run.rules_for(entry.kind.name, scope):
+        if rule.id in off:
+            continue
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
             key = (rule.id, finding.group or finding.message)
@@ -123,7 +125,7 @@ def _check_document(
             out.append(_shifted(placed, lines))
             repeats.shown(key, out[-1])
     if notes and scope == "own" and UNUSED in levels:
-        out += _unused(doc, notes, used, entry, ctx, run)
+        out += _unused(doc, notes, used, entry, ctx, run, off)
     return out
 
 
@@ -148,11 +150,12 @@ def _unused(
     entry: Entry,
     ctx: Context,
     run: Run,
+    off: frozenset[str],
 ) -> list[Diagnostic]:
     """unused-suppression: ids that name no rule, and comments that silenced nothing although
     the rule they name ran here in full."""
     waits = frozenset(r.id for r, _ in run.active if r.needs_base and ctx.baseline is None)
-    ran = frozenset(r.id for r, _ in run.active if r.id not in waits)
+    ran = frozenset(r.id for r, _ in run.active if r.id not in waits and r.id not in off)
     bare_may_wait = any(BY_ID[w].applies_to(entry.kind.name) for w in waits)
     level = run.levels[UNUSED]
     return [
