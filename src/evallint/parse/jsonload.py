@@ -262,14 +262,9 @@ class _Seeker:
         return None
 
 
-def _duplicate(text: str, key: str, line: int, first_at: int, second_at: int) -> str:
+def _duplicate(key: str, line: int, same: bool) -> str:
     """What a repeated key means to the runners: Python's json (and JavaScript's JSON.parse)
     keep the last value, so only a different value is lost; strict parsers reject both."""
-    decode = json.JSONDecoder().raw_decode  # the duplicate is rare: parse just the two values
-    try:
-        same = decode(text, first_at)[0] == decode(text, second_at)[0]
-    except ValueError:
-        same = False
     if same:
         return (
             f"duplicate key {key!r} (first on line {line}), with the same value: json loaders "
@@ -286,6 +281,17 @@ class _Walker:
         self.index = index
         self.smap = SourceMap(index)
         self.problems: list[Problem] = []
+        # Values of repeated keys, decoded once each: a large value repeated under many
+        # duplicates must not be parsed again for every one of them.
+        self._values: dict[int, object] = {}
+
+    def _value(self, at: int) -> object:
+        if at not in self._values:
+            try:
+                self._values[at] = json.JSONDecoder().raw_decode(self.text, at)[0]
+            except ValueError:
+                self._values[at] = object()  # equal to nothing: told as a different value
+        return self._values[at]
 
     def value(self, i: int, pointer: Pointer) -> int:
         # Iterative over containers so depth is bounded only by what json.loads accepted.
@@ -334,7 +340,9 @@ class _Walker:
                 line, first_at = seen[key]
                 self.problems.append(
                     Problem(
-                        key_span, _duplicate(text, key, line, first_at, value_at), "duplicate-key"
+                        key_span,
+                        _duplicate(key, line, self._value(first_at) == self._value(value_at)),
+                        "duplicate-key",
                     )
                 )
             else:
