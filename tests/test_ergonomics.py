@@ -335,3 +335,16 @@ def test_a_misspelt_key_whose_target_is_there_is_not_renamed(run: Run, tree: Tre
     root = tree({"datasets/d.yaml": text})
     run("check", "--fix", cwd=root)
     assert (root / "datasets/d.yaml").read_text() == text
+
+
+def test_show_fixes_keeps_a_machine_format_stdout_clean(run: Run, tree: Tree) -> None:
+    before, _ = FIXABLE["datasets/d.yaml"]
+    root = tree({"datasets/d.yaml": before})
+    code, out, err = run("check", "--show-fixes", "--format", "json", cwd=root)
+    assert (code, out) == (2, "")
+    assert err == (
+        "evallint: error: --show-fixes prints a diff on stdout, which --format json needs for "
+        "itself: add --output FILE\n"
+    )
+    code, out, _ = run("check", "--show-fixes", "--format", "json", "--output", "r.json", cwd=root)
+    assert out.startswith("--- a/datasets/d.yaml") and json.loads((root / "r.json").read_text())

@@ -37,7 +37,7 @@ def bump(
     today: datetime.date | None = None,
 ) -> list[str]:
     # Whatever the configuration selects, bump runs the rules it is named for.
-    wanted = replace(config, select=BUMPED, ignore=())
+    wanted = replace(config, select=BUMPED, ignore=(), max_repeats=0)
     rules = [BY_ID[r] for r in BUMPED]
     report = lint(paths, source, wanted, tree=tree, today=today, baseline=baseline, rules=rules)
     texts: dict[str, str] = {}

@@ -8,8 +8,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from evallint.errors import EvallintError
 from evallint.io.source import Source
 from evallint.model import Diagnostic, Edit
+from evallint.parse import Problem, decode
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +24,11 @@ class Change:
 
 
 def text_of(source: Source, path: str) -> str:
-    return source.read(path).decode("utf-8").removeprefix("\ufeff")
+    """The file's text as the parser read it (a BOM is not part of it), so offsets agree."""
+    text = decode(source.read(path))
+    if isinstance(text, Problem):  # it parsed a moment ago: it changed under the run
+        raise EvallintError(f"{path} changed while it was checked; nothing was written")
+    return text
 
 
 def changes_of(

@@ -279,6 +279,11 @@ def run_check(args: argparse.Namespace) -> int:
     machine = FORMATTERS[fmt].machine
     limit = config.max_repeats
     fixing = args.fix or args.show_fixes
+    if args.show_fixes and machine and args.output is None:
+        raise EvallintError(
+            f"--show-fixes prints a diff on stdout, which --format {fmt} needs for itself: "
+            "add --output FILE"
+        )
     if machine or args.sarif_output or fixing:
         # Machine outputs carry every finding; fixes need every finding to carry its fix.
         config = replace(config, max_repeats=0)
