@@ -284,3 +284,18 @@ def test_the_gitlab_example_is_a_valid_gitlab_ci_file() -> None:
     text = example.read_text()
     assert "--format gitlab --output gl-code-quality-report.json" in text
     assert "codequality: gl-code-quality-report.json" in text
+
+
+def test_gitlab_fingerprints_stay_when_a_finding_moves_to_another_line() -> None:
+    from dataclasses import replace
+
+    moved = replace(
+        REPORT,
+        diagnostics=tuple(
+            replace(d, span=Span(d.span.line + 5, 1, d.span.line + 5, 2))
+            for d in REPORT.diagnostics
+        ),
+    )
+    before = [i["fingerprint"] for i in json.loads(formatter("gitlab")(REPORT))]
+    after = [i["fingerprint"] for i in json.loads(formatter("gitlab")(moved))]
+    assert before == after
