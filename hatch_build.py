@@ -43,6 +43,7 @@ class _Refuse(dict):  # type: ignore[type-arg]
 
 class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "custom"
+    _out: Path | None = None  # the generated modules, removed once the wheel holds them
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel" or version == "editable":
@@ -51,7 +52,7 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
 
         schema_root = Path(self.root) / "schema"
         codegen = _load_codegen(Path(self.root))
-        out = Path(tempfile.mkdtemp(prefix="evallint-compiled-"))
+        out = self._out = Path(tempfile.mkdtemp(prefix="evallint-compiled-"))
         (out / "__init__.py").write_text('"""Generated validators; see hatch_build.py."""\n')
         build_data["force_include"][str(out / "__init__.py")] = "evallint/_compiled/__init__.py"
         for path in sorted(schema_root.rglob("*.schema.json")):
@@ -69,3 +70,10 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
             target = out / f"{module}.py"
             target.write_text(text, encoding="utf-8")
             build_data["force_include"][str(target)] = f"evallint/_compiled/{module}.py"
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        if self._out is not None:
+            import shutil
+
+            shutil.rmtree(self._out, ignore_errors=True)
+            self._out = None
