@@ -43,18 +43,22 @@ def check(
     cwd: str | os.PathLike[str] | None = None,
     diff: str | None = None,
     today: datetime.date | None = None,
+    cache: bool = True,
 ) -> Report:
     """Check `paths` (default: the current folder) as `evallint check` does.
 
     `config`: used instead of the project's `.evallint.toml` or `[tool.evallint]`; `cwd`: the
     folder relative paths start from; `diff`: check only what the change from this ref touches
-    ("" for the default base). Raises `EvallintError` for what the command reports with exit
-    code 2 (a path that does not exist, a bad configuration, a base git does not know).
+    ("" for the default base); `cache`: keep what the run learns of the tree's files in
+    `.evallint_cache/`, as the command does unless given `--no-cache`. Raises `EvallintError`
+    for what the command reports with exit code 2 (a path that does not exist, a bad
+    configuration, a base git does not know).
     """
     from evallint.cli.selection import choose
     from evallint.cli.settings import load_config
     from evallint.engine.run import lint
     from evallint.io import discover
+    from evallint.io.cache import open_cache
     from evallint.io.source import FsSource
 
     here = Path(cwd) if cwd is not None else Path.cwd()
@@ -63,6 +67,7 @@ def check(
     chosen_config = config if config is not None else load_config(root)
     chosen_config = replace(chosen_config, max_repeats=0)  # a program gets every finding
     chosen = choose(args, here, root, in_git, chosen_config, diff=diff)
+    store, _ = open_cache(root, in_git, chosen_config, chosen.tree, enabled=cache)
     report = lint(
         chosen.paths,
         FsSource(root),
@@ -71,5 +76,7 @@ def check(
         today=today,
         baseline=chosen.baseline,
         gone=chosen.gone,
+        store=store,
     )
+    store.save()
     return replace(report, skipped=(*chosen.skipped, *report.skipped))

@@ -75,4 +75,5 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
 def base_project(head: Project, baseline: Baseline) -> Project:
     """The project as it was: unchanged files as they are, changed ones as at the base."""
     kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
-    return Project([*kept, *baseline.entries])
+    later = [e for path, e in head.later.items() if path not in baseline.replaced]
+    return Project([*kept, *baseline.entries], later=later)

@@ -1,8 +1,12 @@
-"""The project index: every eval file of the tree, parsed once, shared by cross-file rules."""
+"""The project index: every eval file of the tree, parsed once, shared by cross-file rules.
+
+A definer outside the run may be known from its summary alone (`Later`): its id and version
+resolve references, and its file is parsed only when a rule first reads its document.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import semver
@@ -20,7 +24,12 @@ class Definition:
     id: str
     version: semver.Version
     path: str
-    doc: Document
+    held: Document | Later  # the document, or what parses it on first use
+
+    @property
+    def doc(self) -> Document:
+        held = self.held
+        return held if isinstance(held, Document) else held.entry().doc
 
     @property
     def label(self) -> str:
@@ -49,40 +58,103 @@ class Entry:
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk
 
 
+class Later:
+    """A file outside the run that defines `namespace/ident`, known from its summary (the
+    cache's, or one just made); parsed when a rule first reads it, at most once."""
+
+    __slots__ = ("_entry", "_load", "ident", "kind", "mentions", "path", "version", "written")
+
+    def __init__(
+        self,
+        path: str,
+        kind: Kind,
+        ident: str,
+        version: str | None,
+        written: str | None,
+        load: Callable[[str], Entry],
+        mentions: tuple[str, ...] = (),
+    ) -> None:
+        self.path, self.kind, self.ident = path, kind, ident
+        self.mentions = mentions  # the reference texts in its bytes
+        self.version = version  # as written, when written as a string
+        self.written = written  # repr of a version not written as a string; None: no version
+        self._load = load
+        self._entry: Entry | None = None
+
+    def entry(self) -> Entry:
+        if self._entry is None:
+            self._entry = self._load(self.path)
+        return self._entry
+
+
 class Project:
-    def __init__(self, entries: Iterable[Entry], *, ordered: bool = False) -> None:
-        """`ordered`: the entries are already in the order to keep (a copy of a project)."""
+    def __init__(
+        self, entries: Iterable[Entry], *, ordered: bool = False, later: Iterable[Later] = ()
+    ) -> None:
+        """`ordered`: the entries are already in the order to keep (a copy of a project);
+        `later`: definers known by their summary, parsed on first use."""
         self.entries: dict[str, Entry] = {}
+        self.later: dict[str, Later] = {}
         self.defs: dict[tuple[str, str], list[Definition]] = {}
         self._resolved: dict[Ref, Resolution] = {}
-        # (namespace, id) -> (path, version as written) of definitions whose version is not
-        # semver: nothing can resolve to them, and a reference's message says why.
-        self.unversioned: dict[tuple[str, str], list[tuple[str, object]]] = {}
+        # (namespace, id) -> (path, repr of the version as written, None if none) of definitions
+        # whose version is not semver: nothing resolves to them, and a reference says why.
+        self.unversioned: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
         self.facts = Facts()  # what rules work out once per project
-        for entry in entries if ordered else sorted(entries, key=lambda e: e.doc.path):
-            self.add(entry)
+        both: list[Entry | Later] = [*entries, *later]
+        for item in both if ordered else sorted(both, key=_path_of):
+            if isinstance(item, Later):
+                self.add_later(item)
+            else:
+                self.add(item)
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.doc.path] = entry
         if not entry.doc.ok or entry.kind.defines is None:
             return
         found = entry.kind.defines(entry.doc.data)
-        version = parse_version(found[1]) if found else None
         if not found:
             return
-        ns = entry.kind.namespace or entry.kind.name
-        key = (ns, found[0])
-        if version is None:
-            data = entry.doc.data
-            written = data.get("version") if isinstance(data, dict) else found[1]
-            self.unversioned.setdefault(key, []).append((entry.doc.path, written))
-            return
-        self.defs.setdefault(key, []).append(
-            Definition(ns, found[0], version, entry.doc.path, entry.doc)
+        data = entry.doc.data
+        written = data.get("version") if isinstance(data, dict) else found[1]
+        self._define(
+            entry.kind,
+            found[0],
+            entry.doc.path,
+            entry.doc,
+            parse_version(found[1]),
+            None if written is None else repr(written),
         )
+
+    def add_later(self, later: Later) -> None:
+        self.later[later.path] = later
+        version = parse_version(later.version)
+        self._define(later.kind, later.ident, later.path, later, version, later.written)
+
+    def _define(
+        self,
+        kind: Kind,
+        ident: str,
+        path: str,
+        held: Document | Later,
+        version: semver.Version | None,
+        written: str | None,
+    ) -> None:
+        ns = kind.namespace or kind.name
+        if version is None:
+            self.unversioned.setdefault((ns, ident), []).append((path, written))
+            return
+        self.defs.setdefault((ns, ident), []).append(Definition(ns, ident, version, path, held))
+
+    def every_entry(self) -> list[Entry]:
+        """Every file of the project, parsed: definers known by summary are parsed now."""
+        out = [*self.entries.values(), *(e.entry() for e in self.later.values())]
+        return sorted(out, key=lambda e: e.doc.path)
 
     def document(self, path: str) -> Document | None:
         entry = self.entries.get(path)
+        if entry is None and path in self.later:
+            entry = self.later[path].entry()
         return entry.doc if entry else None
 
     def ids(self, namespace: str) -> list[str]:
@@ -112,3 +184,7 @@ class Project:
             return
         for pointer, text in entry.kind.references(entry.doc.data):
             yield pointer, text, parse_ref(text)
+
+
+def _path_of(item: Entry | Later) -> str:
+    return item.path if isinstance(item, Later) else item.doc.path

@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes for the per-file checks (default: every core, from 1,000 files)",
     )
     check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write .evallint_cache/ (what runs learn of the tree's files)",
+    )
+    check.add_argument(
         "--eee-version",
         choices=CHECKED,
         metavar="VERSION",
@@ -260,6 +265,7 @@ def run_check(args: argparse.Namespace) -> int:
     from evallint.cli.settings import load_config, today, with_flags
     from evallint.engine.run import lint
     from evallint.io import discover
+    from evallint.io.cache import open_cache
     from evallint.io.source import FsSource
     from evallint.output import FORMATTERS, formatter
 
@@ -288,6 +294,7 @@ def run_check(args: argparse.Namespace) -> int:
         # Machine outputs carry every finding; fixes need every finding to carry its fix.
         config = replace(config, max_repeats=0)
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
+    store, uncached = open_cache(root, in_git, config, chosen.tree, enabled=not args.no_cache)
 
     def run() -> Report:
         return lint(
@@ -299,9 +306,13 @@ def run_check(args: argparse.Namespace) -> int:
             baseline=chosen.baseline,
             jobs=args.jobs,
             gone=chosen.gone,
+            store=store,
         )
 
     report = run()
+    store.save()
+    if uncached:
+        report = replace(report, notes=(*report.notes, uncached))
     if fixing:
         report = _apply_fixes(report, root, show=args.show_fixes, again=run)
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))

@@ -1,22 +1,27 @@
 """Building the project index for a run, and finding the files outside it that it affects.
 
 A run over part of the tree (pre-commit passes a few files) still resolves references against
-the whole project. Only files whose path or bytes could matter are parsed: files that can define
-a rubric or judge, and files whose text refers to an id the run defines in a way the run could
-break. The rest of the tree is never parsed.
+the whole project. Of each other file it needs only a summary (`Summary`): the id and version it
+defines, and the ids its text mentions. Summaries come from the cache (`Store`) when the content
+is the one they were made from, else from the file; only files whose bytes could matter are
+parsed: files that can define a rubric or judge. A definer enters the project by its summary
+and is parsed when a rule reads it; a file that mentions an id the run defines is parsed when
+the run could break it. The rest of the tree is never parsed, and with a warm cache never read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from evallint.config import Config
 from evallint.io.source import Source
-from evallint.kinds import KINDS, ai_eval, kind_named, path_kind
-from evallint.parse import format_of
-from evallint.project import Entry, Project
+from evallint.kinds import BY_NAME, KINDS, ai_eval, kind_named, path_kind
+from evallint.model import JSON
+from evallint.parse import Document, format_of
+from evallint.project import Entry, Later, Project
 from evallint.read import read_entry
 from evallint.refs import Ref, parse_ref
 
@@ -28,6 +33,57 @@ class Indexed:
     naming: tuple[Entry, ...] = ()  # outside the run; they name a file the change deletes
 
 
+class Store(Protocol):
+    """Summaries kept between runs (`io/cache.py`)."""
+
+    def known(self, path: str) -> str | None: ...  # the content key, when known unread
+
+    def get(self, path: str, key: str) -> JSON: ...
+
+    def put(self, path: str, key: str, summary: JSON) -> None: ...
+
+    def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the index needs of a file outside the run."""
+
+    mentions: tuple[str, ...] = ()  # every reference-shaped text in its bytes
+    kind: str | None = None  # the kind of a file that defines an id; None: it defines none
+    ident: str = ""
+    version: str | None = None  # as written, when written as a string
+    written: str | None = None  # repr of the version as written; None: it has none
+
+    def to_json(self) -> JSON:
+        return [list(self.mentions), self.kind, self.ident, self.version, self.written]
+
+    @staticmethod
+    def from_json(data: JSON) -> Summary | None:
+        """None for anything but what `to_json` writes: a damaged cache is a miss."""
+        if not (isinstance(data, list) and len(data) == 5 and isinstance(data[0], list)):
+            return None
+        mentions, kind, ident, version, written = data
+        if not all(isinstance(m, str) for m in mentions) or not isinstance(ident, str):
+            return None
+        if (kind is not None and kind not in BY_NAME) or not _text_or_none(version, written):
+            return None
+        return Summary(tuple(mentions), kind, ident, version, written)
+
+
+def _text_or_none(*values: JSON) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
+
+NOTHING = Summary()
+# A reference to any id, pin included: the summary keeps every one a file mentions.
+_ANY_REF = re.compile(
+    rb"(?:"
+    + b"|".join(re.escape(k.namespace.encode()) for k in KINDS if k.defines and k.namespace)
+    + rb")/[a-z][a-z0-9_]*(?![a-z0-9_])(?:@[0-9A-Za-z.+-]+)?"
+)
+
+
 def build(
     linted: Sequence[Entry],
     tree: Sequence[str],
@@ -36,71 +92,140 @@ def build(
     *,
     also: Sequence[Entry] = (),
     gone: frozenset[str] = frozenset(),
+    store: Store | None = None,
 ) -> Indexed:
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
-    `gone`: files the change deletes, looked for by name in the bytes this walk reads anyway."""
+    `gone`: files the change deletes; `store`: summaries from earlier runs."""
     inside = {e.doc.path for e in linted}
     defined = _defined_ids([*linted, *also])
-    mentions = _mention_pattern(defined)
-    gone_names = _name_pattern(gone)
-    definers: list[Entry] = []
-    mentioning: list[tuple[str, bytes]] = []
-    naming: list[Entry] = []
     leaves = getattr(source, "outside", None)
+    later: list[Later] = []
+    mentioning: list[tuple[str, list[Ref]]] = []
+    others: list[str] = []
+
+    def load(path: str) -> Entry:
+        return _load(path, source, config)
+
     for path in tree:
         if path in inside or format_of(path) is None:
             continue
-        if leaves is not None and leaves(path):
+        key = store.known(path) if store is not None else None
+        if key is None and leaves is not None and leaves(path):
             continue  # never read a file a symlink takes out of the project
-        raw = _candidate_bytes(path, source, config)
-        found = None
-        if raw is None or (raw and _may_define(raw)):
-            found = read_entry(path, source, config, raw)
-            if isinstance(found, Entry):
-                definers.append(found)
-        elif raw and mentions is not None and mentions.search(raw):
-            mentioning.append((path, raw))
-        if raw and gone_names is not None and gone_names.search(raw):
-            found = found or read_entry(path, source, config, raw)
-            if isinstance(found, Entry):
-                naming.append(found)
-    project = Project([*linted, *definers])
-    referrers = []
-    for path, raw in mentioning:
-        if mentions is not None and _might_break(raw, mentions, project, inside):
-            found = read_entry(path, source, config, raw)
+        others.append(path)
+        summary = _summary(path, key, source, config, store)
+        if summary.kind is not None:
+            kind = BY_NAME[summary.kind]
+            held = Later(
+                path, kind, summary.ident, summary.version, summary.written, load, summary.mentions
+            )
+            later.append(held)
+        elif defined and summary.mentions:
+            refs = _refs_to(summary.mentions, defined)
+            if refs:
+                mentioning.append((path, refs))
+    project = Project(linted, later=later)
+    referrers: list[Entry] = []
+    for path, refs in mentioning:
+        if _might_break(refs, project, inside):
+            found = read_entry(path, source, config)
             if isinstance(found, Entry):
                 project.add(found)
                 referrers.append(found)
-    touched = [e for e in definers if _touches(e, defined, project)]
+    touched = [
+        e.entry() for e in later if _may_touch(e, defined) and _touches(e.entry(), defined, project)
+    ]
+    naming = _naming(gone, others, source, config, store)
     return Indexed(project, tuple(touched + referrers), tuple(naming))
 
 
-def _name_pattern(gone: frozenset[str]) -> re.Pattern[bytes] | None:
-    """The file names of deleted files: the cheap test for a file that may name one."""
+def _summary(
+    path: str, key: str | None, source: Source, config: Config, store: Store | None
+) -> Summary:
+    """The file's summary: the cache's for this content, else made from its bytes (and kept)."""
+    if store is not None and key is not None:
+        found = Summary.from_json(store.get(path, key))
+        if found is not None:
+            return found
+    try:
+        raw = source.read(path) if source.size(path) <= config.max_file_size else None
+    except OSError:
+        return NOTHING  # unreadable: it defines nothing a reference could resolve to
+    if raw is None:
+        return NOTHING  # over the size limit: never parsed, as the run itself would not
+    summary = _summarize(path, raw, source, config)
+    if store is not None:
+        from evallint.io.cache import blob_id
+
+        store.put(path, key or blob_id(raw), summary.to_json())
+    return summary
+
+
+def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
+    mentions = tuple(sorted({m.decode("ascii") for m in _ANY_REF.findall(raw)}))
+    if not (_defines_by_path(path, config) or _may_define(raw)):
+        return Summary(mentions)
+    found = read_entry(path, source, config, raw)
+    if not isinstance(found, Entry) or not found.doc.ok or found.kind.defines is None:
+        return Summary(mentions)
+    defined = found.kind.defines(found.doc.data)
+    if not defined:
+        return Summary(mentions)
+    ident, version = defined
+    data = found.doc.data
+    written = data.get("version") if isinstance(data, dict) else version
+    return Summary(
+        mentions,
+        found.kind.name,
+        ident,
+        version if isinstance(version, str) else None,
+        None if written is None else repr(written),
+    )
+
+
+def _load(path: str, source: Source, config: Config) -> Entry:
+    """A definer known by its summary, parsed now; one that no longer reads (changed since the
+    listing) is an empty, unparsed document."""
+    found = read_entry(path, source, config)
+    if isinstance(found, Entry):
+        return found
+    fmt = format_of(path)
+    assert fmt is not None
+    return Entry(Document(path, fmt, "", {}, False, ()), BY_NAME[ai_eval.RUBRIC.name])
+
+
+def _naming(
+    gone: frozenset[str], paths: Sequence[str], source: Source, config: Config, store: Store | None
+) -> list[Entry]:
+    """The eval files outside the run that hold a deleted file's name, parsed."""
     if not gone:
-        return None
+        return []
     names = sorted({g.rpartition("/")[2].encode("utf-8", "surrogateescape") for g in gone})
-    return re.compile(b"|".join(map(re.escape, names)))
+    holding = store.grep(names) if store is not None else None
+    if holding is None:
+        pattern = re.compile(b"|".join(map(re.escape, names)))
+        holding = {p for p in paths if pattern.search(_bytes(p, source, config))}
+    found = (read_entry(p, source, config) for p in paths if p in holding)
+    return [e for e in found if isinstance(e, Entry)]
+
+
+def _bytes(path: str, source: Source, config: Config) -> bytes:
+    try:
+        return source.read(path) if source.size(path) <= config.max_file_size else b""
+    except OSError:
+        return b""
 
 
 def _may_define(raw: bytes) -> bool:
     return any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
 
 
-def _candidate_bytes(path: str, source: Source, config: Config) -> bytes | None:
-    """None: the path alone says the file defines things; b"": not worth reading."""
+def _defines_by_path(path: str, config: Config) -> bool:
+    """Whether the path alone gives the file a kind that defines things."""
     fmt = format_of(path)
     assert fmt is not None
     kind = kind_named(config.kind_name(path)) or path_kind(path, fmt)
-    if kind is not None and kind.defines is not None:
-        return None
-    try:
-        if source.size(path) > config.max_file_size:
-            return b""
-        return source.read(path)
-    except OSError:
-        return b""
+    return kind is not None and kind.defines is not None
 
 
 def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
@@ -112,26 +237,20 @@ def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
     return out
 
 
-def _mention_pattern(defined: set[tuple[str, str]]) -> re.Pattern[bytes] | None:
-    """References to the run's own ids, pin included, and nothing else."""
-    if not defined:
-        return None
-    names = sorted(f"{ns}/{ident}".encode() for ns, ident in defined)
-    return re.compile(
-        b"(?:" + b"|".join(map(re.escape, names)) + rb")(?![a-z0-9_])" + rb"(?:@[0-9A-Za-z.+-]+)?"
-    )
+def _refs_to(mentions: Sequence[str], defined: set[tuple[str, str]]) -> list[Ref]:
+    """The mentioned references that name an id of the run."""
+    refs = (parse_ref(m) for m in mentions)
+    return [r for r in refs if r is not None and (r.namespace, r.id) in defined]
 
 
-def _refs_in(raw: bytes, mentions: re.Pattern[bytes]) -> Iterator[Ref]:
-    for text in set(mentions.findall(raw)):
-        ref = parse_ref(text.decode("ascii"))
-        if ref is not None:
-            yield ref
+def _may_touch(later: Later, defined: set[tuple[str, str]]) -> bool:
+    """Whether a definer's summary says it may refer to, or redefine, an id of the run: only
+    then is it parsed to know."""
+    own = (later.kind.namespace or later.kind.name, later.ident)
+    return own in defined or bool(_refs_to(later.mentions, defined))
 
 
-def _might_break(
-    raw: bytes, mentions: re.Pattern[bytes], project: Project, inside: set[str]
-) -> bool:
+def _might_break(refs: Sequence[Ref], project: Project, inside: set[str]) -> bool:
     """Whether a file that mentions the run's ids could get a finding the run causes.
 
     Its references to those ids may now fail to resolve, or resolve to a rubric of the run
@@ -139,7 +258,7 @@ def _might_break(
     """
     from evallint.rules.datasets import needs  # the rule's own notion of what a rubric needs
 
-    for ref in _refs_in(raw, mentions):
+    for ref in refs:
         target = project.resolve(ref).target
         if target is None:
             return True

@@ -172,8 +172,9 @@ class Forked:
         return entries, diagnostics, skipped
 
     def check(self, head: Project) -> list[Diagnostic]:
-        # In the project's own order, so each worker rebuilds the same project.
-        index = pickle.dumps([pack(e) for e in head.entries.values()], pickle.HIGHEST_PROTOCOL)
+        # In path order, as the project adds them, so each worker rebuilds the same project;
+        # definers known by summary are parsed here (a run this large is mostly the tree).
+        index = pickle.dumps([pack(e) for e in head.every_entry()], pickle.HIGHEST_PROTOCOL)
         for conn in self._conns:
             conn.send_bytes(index)
         found = [d for conn in self._conns for d in _receive(conn)]

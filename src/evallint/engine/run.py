@@ -33,6 +33,7 @@ def lint(
     rules: Sequence[Rule] = ALL_RULES,
     jobs: int | None = None,
     gone: frozenset[str] = frozenset(),
+    store: index.Store | None = None,
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
@@ -40,7 +41,7 @@ def lint(
     the cross-file findings the change caused are reported. `jobs`: processes that read and
     check the files (None: every core, for runs of parallel.PARALLEL_FROM files or more).
     `gone`: files the change deletes; eval files outside `paths` that name them are checked
-    for what that breaks.
+    for what that breaks. `store`: what earlier runs learnt of the tree's files.
     """
     started = time.perf_counter()
     tree = list(tree)
@@ -53,7 +54,8 @@ def lint(
         getattr(source, "outside", never),
     )
     know = getattr(source, "know_links", None)
-    if know is not None and len(run.files) >= KNOW_LINKS_FROM:
+    if know is not None and len(run.files) >= KNOW_LINKS_FROM and store is None:
+        # (With a store, git says which files are plain, and the rest are few.)
         know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)
@@ -66,7 +68,7 @@ def lint(
     run.skipped += skipped
     checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
     also = baseline.entries if baseline else []
-    indexed = index.build(entries, tree, source, config, also=also, gone=gone)
+    indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project
     base = base_project(head, baseline) if baseline else None
     run.diagnostics += crew.check(head)

@@ -53,6 +53,40 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
     return [p for p in listed if p not in deleted] if deleted else listed
 
 
+def clean_blobs(root: Path) -> dict[str, str] | None:
+    """Blob ids of the tracked regular files whose working copy is the index's: content keys
+    known without reading a byte. Modified, deleted, unmerged and linked files are left out
+    (git compares stat data, and content where stat data is not conclusive). None outside git."""
+    staged = _git_lines(root, "ls-files", "-z", "--stage")
+    if staged is None:
+        return None
+    changed = set(_git_lines(root, "ls-files", "-z", "--modified") or ())
+    out: dict[str, str] = {}
+    for line in staged:
+        meta, _, path = line.partition("\t")
+        mode, blob, stage = meta.split(" ")
+        if stage == "0" and mode in ("100644", "100755") and path not in changed:
+            out[path] = blob
+    return out
+
+
+def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
+    """The files of the working tree (tracked and untracked, not ignored) that hold any of the
+    fixed strings; None when git cannot say."""
+    args = ["grep", "-z", "-l", "-F", "--untracked", "--no-color", "--full-name"]
+    for needle in needles:
+        args += ["-e", needle.decode("utf-8", "surrogateescape")]
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
+        )
+    except OSError:
+        return None
+    if proc.returncode not in (0, 1):  # 1: nothing matched
+        return None
+    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
 def deleted_files(root: Path) -> frozenset[str]:
     """Files the pending change deletes: staged deletions against HEAD, and files deleted from
     the working tree (pre-commit passes neither to a hook)."""

@@ -55,8 +55,7 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
                 why = (
                     "it declares no version"
                     if written is None
-                    else f"its version {written!r} is not a semantic version string "
-                    '(such as "1.0.0")'
+                    else f'its version {written} is not a semantic version string (such as "1.0.0")'
                 )
                 yield Finding(
                     pointer,

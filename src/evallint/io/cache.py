@@ -1,0 +1,128 @@
+"""What the index learnt about each file of the tree, kept between runs and keyed by content.
+
+A partial run (`--diff`, pre-commit's files, one file) resolves references against the whole
+tree, but needs of each other file only its summary: what it defines and which ids it mentions.
+The cache keeps one summary per path with the git blob id of the content it was made from, so
+an entry is used only for the very bytes it describes: git knows the blob id of every clean
+tracked file without reading it; other files are read and hashed the same way.
+
+The store is `.evallint_cache/` at the project root (a `.gitignore` inside keeps it out of git),
+one JSON file per evallint version and per setting that can change a summary. It is written
+whole to a temporary file and renamed into place, so two runs at once each see a complete file;
+the last one wins, and either is right. A file that does not load is ignored and rebuilt.
+
+A cache that a change could plant is never read: not when the tree lists a file under it (a
+pull request that commits one), and not when it is a symlink.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from evallint.about import __version__
+from evallint.config import Config
+from evallint.io import git
+from evallint.model import JSON
+
+FOLDER = ".evallint_cache"
+
+
+def blob_id(raw: bytes) -> str:
+    """The git blob id of these bytes: the key of content git does not already know."""
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
+
+
+class TreeCache:
+    """Summaries by path and content key; `folder` None: kept for this run only."""
+
+    def __init__(self, root: Path, folder: Path | None, stamp: str, in_git: bool) -> None:
+        self._root, self._in_git = root, in_git
+        self._file = folder / f"tree-{_digest(__version__ + stamp)}.json" if folder else None
+        self._folder = folder
+        self._known: dict[str, str] | None = None
+        self._entries: dict[str, list[JSON]] | None = None
+        self._used: set[str] = set()
+        self._dirty = False
+
+    def known(self, path: str) -> str | None:
+        """The content key of a file git knows to be clean, without reading it."""
+        if self._known is None:
+            self._known = (git.clean_blobs(self._root) if self._in_git else None) or {}
+        return self._known.get(path)
+
+    def get(self, path: str, key: str) -> JSON:
+        """The summary kept for this path and content, or None."""
+        found = self._load().get(path)
+        self._used.add(path)
+        if isinstance(found, list) and len(found) == 2 and found[0] == key:
+            return found[1]
+        return None
+
+    def put(self, path: str, key: str, summary: JSON) -> None:
+        self._load()[path] = [key, summary]
+        self._used.add(path)
+        self._dirty = True
+
+    def grep(self, needles: Sequence[bytes]) -> set[str] | None:
+        """The files that hold any of the strings, from git's own search; None: not known."""
+        return git.grep_files(self._root, needles) if self._in_git else None
+
+    def save(self) -> None:
+        """Write what this run learnt, keeping only the paths it asked about (deleted files
+        drop out); a folder that cannot be written leaves the run uncached, never failing it."""
+        if self._file is None or self._folder is None or not self._dirty or self._entries is None:
+            return
+        kept = {p: e for p, e in self._entries.items() if p in self._used}
+        data = json.dumps({"files": kept}, separators=(",", ":"))
+        with contextlib.suppress(OSError):
+            self._folder.mkdir(parents=True, exist_ok=True)
+            ignore = self._folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Made by evallint: the cache is never committed.\n*\n")
+            fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(data)
+                os.replace(tmp, self._file)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def _load(self) -> dict[str, list[JSON]]:
+        if self._entries is None:
+            self._entries = {}
+            if self._file is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    loaded = json.loads(self._file.read_bytes())
+                    files = loaded.get("files") if isinstance(loaded, dict) else None
+                    if isinstance(files, dict):
+                        self._entries = files
+        return self._entries
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def open_cache(
+    root: Path, in_git: bool, config: Config, tree: Sequence[str], *, enabled: bool
+) -> tuple[TreeCache, str | None]:
+    """The run's cache, and why it is not kept on disk when it is not (None: it is);
+    `tree`: the project's files."""
+    # What a summary depends on besides the bytes: the kind a path is given, the size limit.
+    stamp = repr((config.kinds, config.max_file_size))
+    folder: Path | None = root / FOLDER
+    why = None
+    if not enabled:
+        folder = None
+    elif folder is not None and folder.is_symlink():
+        folder, why = None, f"{FOLDER} is a symlink, so it is not used"
+    elif any(p == FOLDER or p.startswith(FOLDER + "/") for p in tree):
+        folder, why = None, f"{FOLDER}/ is part of the change or the tree, so it is not used"
+    return TreeCache(root, folder, stamp, in_git), why

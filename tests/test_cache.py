@@ -1,0 +1,186 @@
+"""The tree cache: a partial run reads only what it needs, never uses a summary of other bytes,
+survives damage and concurrent runs, and is never read when a change could have planted it.
+Real git repositories in temporary folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from evallint.config import Config
+from evallint.engine import index
+from evallint.engine.run import lint
+from evallint.io.cache import FOLDER, blob_id, open_cache
+from evallint.io.source import FsSource
+from evallint.model import JSON
+from test_git import RUBRIC, Repo
+
+Run = Callable[..., tuple[int, str, str]]
+WRONG_PIN = (
+    "datasets/d0.yaml:4:17: error: 'rubric/r1@2.0.0' matches no version of rubric 'r1'; "
+    "it has 1.0.0 [unknown-ref-version]"
+)
+
+
+def _rubric(ident: str, version: str = "1.0.0") -> str:
+    return RUBRIC.replace("id: refunds", f"id: {ident}").replace('"1.2.0"', f'"{version}"')
+
+
+def _dataset(ref: str) -> str:
+    return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
+
+
+@pytest.fixture(autouse=True)
+def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def r(tmp_path: Path) -> Repo:
+    """Ten rubrics and ten datasets; d0 pins rubric r1 at 2.0.0, which only r1's bump makes."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    r = Repo(root)
+    files = {f"rubrics/r{i}.yaml": _rubric(f"r{i}") for i in range(10)}
+    files |= {f"datasets/d{i}.yaml": _dataset(f"rubric/r{i}@1.0.0") for i in range(1, 10)}
+    files["datasets/d0.yaml"] = _dataset("rubric/r1@2.0.0")
+    r.commit(files, "base")
+    return r
+
+
+class Counting(FsSource):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.reads: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.reads.append(path)
+        return super().read(path)
+
+
+def _lint(r: Repo, paths: list[str]) -> tuple[list[str], list[str]]:
+    """(the diagnostics as text, the files read) of a run over `paths` as pre-commit passes
+    them, with the cache on disk."""
+    tree = sorted(
+        subprocess.run(
+            ["git", "ls-files"], cwd=r.root, capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    store, why = open_cache(r.root, True, Config(), tree, enabled=True)
+    assert why is None
+    source = Counting(r.root)
+    report = lint(paths, source, Config(), tree=tree, store=store)
+    store.save()
+    shown = [f"{d.path}:{d.span.line}:{d.span.column}: {d.rule}" for d in report.diagnostics]
+    return shown, source.reads
+
+
+def test_a_warm_run_reads_only_the_files_it_checks_and_what_they_resolve_to(r: Repo) -> None:
+    cold, read_cold = _lint(r, ["datasets/d5.yaml"])
+    # Its own file, every other file once to summarize it, then the rubric it resolves to.
+    assert cold == [] and len(read_cold) == 21 and read_cold[-1] == "rubrics/r5.yaml"
+    warm, read_warm = _lint(r, ["datasets/d5.yaml"])
+    assert warm == []
+    assert read_warm == ["datasets/d5.yaml", "rubrics/r5.yaml"]  # its own, and its rubric
+
+
+def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo) -> None:
+    assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+    # r1 bumped in the working tree only (not staged): git's blob id is not the file's.
+    r.write({"rubrics/r1.yaml": _rubric("r1", "2.0.0")})
+    assert _lint(r, ["datasets/d0.yaml"])[0] == []
+    r.git("commit", "-qam", "bump r1")  # now clean, with a new blob id
+    assert _lint(r, ["datasets/d0.yaml"])[0] == []
+    r.git("revert", "--no-edit", "HEAD")  # the old blob again: its summary still holds
+    assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+
+
+def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
+    first = _lint(r, ["datasets/d0.yaml"])[0]
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    for damage in (b"\x00not json", b'{"files": []}', b'{"files": {"rubrics/r1.yaml": 7}}'):
+        cache.write_bytes(damage)
+        assert _lint(r, ["datasets/d0.yaml"])[0] == first
+        assert "rubrics/r1.yaml" in json.loads(cache.read_bytes())["files"]
+    # An entry of the right key but the wrong shape is a miss, not a crash.
+    files = json.loads(cache.read_bytes())["files"]
+    files["rubrics/r1.yaml"][1] = [["rubric/r1"], "no-such-kind", 3, None, None]
+    cache.write_text(json.dumps({"files": files}))
+    assert _lint(r, ["datasets/d0.yaml"])[0] == first
+
+
+def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
+    """Entries are keyed by content: one claiming r1 defines 2.0.0 holds only for bytes whose
+    blob id it names, which the real r1 does not have."""
+    _lint(r, ["datasets/d0.yaml"])
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    files = json.loads(cache.read_bytes())["files"]
+    key = blob_id(_rubric("r1", "2.0.0").encode())
+    files["rubrics/r1.yaml"] = [key, [[], "rubric", "r1", "2.0.0", "'2.0.0'"]]
+    cache.write_text(json.dumps({"files": files}))
+    assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+
+
+def test_a_committed_cache_is_never_read(r: Repo, run: Run) -> None:
+    """A pull request can commit `.evallint_cache/`; its summaries would hide what it breaks."""
+    _lint(r, ["datasets/d0.yaml"])
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    files = json.loads(cache.read_bytes())["files"]
+    files["rubrics/r1.yaml"][1] = [[], "rubric", "r1", "2.0.0", "'2.0.0'"]  # a lie
+    cache.write_text(json.dumps({"files": files}))
+    r.git("add", "-f", FOLDER)
+    r.git("commit", "-qm", "plant a cache")
+    code, out, _ = run("check", "datasets/d0.yaml", cwd=r.root)
+    assert code == 1
+    assert WRONG_PIN in out
+    assert f"{FOLDER}/ is part of the change or the tree, so it is not used" in out
+
+
+def test_a_linked_cache_folder_is_never_used(r: Repo, run: Run, tmp_path: Path) -> None:
+    away = tmp_path / "away"
+    away.mkdir()
+    (r.root / FOLDER).symlink_to(away)
+    code, out, _ = run("check", "datasets/d0.yaml", cwd=r.root)
+    assert code == 1 and f"{FOLDER} is a symlink, so it is not used" in out
+    assert list(away.iterdir()) == []
+
+
+def test_no_cache_writes_nothing(r: Repo, run: Run) -> None:
+    code, out, _ = run("check", "--no-cache", "datasets/d0.yaml", cwd=r.root)
+    assert code == 1 and out.startswith(WRONG_PIN)
+    assert not (r.root / FOLDER).exists()
+    assert run("check", "datasets/d5.yaml", cwd=r.root)[0] == 0
+    assert (r.root / FOLDER / ".gitignore").read_text().endswith("*\n")
+    assert r.git("status", "--porcelain") == ""  # the cache never shows as a change
+
+
+def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
+    cmd = [sys.executable, "-m", "evallint", "check", "--format", "json", "datasets/d0.yaml"]
+    for _ in range(3):
+        procs = [
+            subprocess.Popen(cmd, cwd=r.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        outs = [p.communicate() for p in procs]
+        assert [p.returncode for p in procs] == [1] * 4, outs
+        found = [json.loads(out)["diagnostics"] for out, _ in outs]
+        assert all(f == found[0] for f in found) and len(found[0]) == 1
+        (cache,) = (r.root / FOLDER).glob("tree-*.json")
+        assert len(json.loads(cache.read_bytes())["files"]) == 19
+    assert [p.name for p in (r.root / FOLDER).iterdir() if p.name.startswith(".tmp")] == []
+
+
+def test_summaries_reject_what_to_json_never_writes() -> None:
+    good = index.Summary(("rubric/a@1",), "rubric", "a", "1.0.0", "'1.0.0'")
+    assert index.Summary.from_json(good.to_json()) == good
+    damaged: list[JSON] = [None, 3, [], [[], None, "", None], [["x", 1], None, "", None, None]]
+    for bad in damaged:
+        assert index.Summary.from_json(bad) is None
+    assert index.Summary.from_json([[], "rubric", 1, None, None]) is None
+    assert index.Summary.from_json([[], "rubric", "a", 1.0, None]) is None
