@@ -1,14 +1,18 @@
-"""Diff mode costs what the change costs: 20,000 eval files, 3 changed.
+"""A partial run costs what the change costs: 3 changed files in trees of growing size.
 
-    python benchmarks/bench_diff.py [--files 20000]
+    python benchmarks/bench_diff.py [--files 2000 20000 100000] [--runs 5]
 
-Times `evallint check --diff main` against `evallint check` of the same 3 files (both resolve
-references across the whole tree), in one run.
+For each tree size, in paired runs (median, with the spread, ratios pair by pair):
+- `check --diff main` with a warm cache, against the floor: the same 3 files checked in a
+  repository that holds nothing else (`--no-cache`), which is the cost of the change alone;
+- `check --diff main` with a cold cache (removed before each run), against the same floor;
+- the 3 files named on the command line in the full tree (pre-commit's shape), warm.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,10 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import judge, question, rubric
-from common import evallint_cmd, timed
+from common import evallint_cmd, paired, spread
+
+CHANGED = ["datasets/set_0.yaml", "datasets/set_1.yaml", "rubrics/rubric_0.yaml"]
 
 
-def generate(root: Path, files: int) -> list[str]:
+def generate(root: Path, files: int) -> None:
     import random
 
     rng = random.Random(11)
@@ -34,7 +40,6 @@ def generate(root: Path, files: int) -> list[str]:
     for d in range(datasets):
         body = "".join(question(rng, d, q, rubrics) for q in range(5))
         (root / "datasets" / f"set_{d}.yaml").write_text(f"id: set_{d}\nquestions:\n{body}")
-    return ["datasets/set_0.yaml", "datasets/set_1.yaml", "rubrics/rubric_0.yaml"]
 
 
 def git(root: Path, *args: str) -> None:
@@ -46,27 +51,60 @@ def git(root: Path, *args: str) -> None:
     )
 
 
+def edit(root: Path) -> None:
+    for path in CHANGED:  # a tags edit: not score-affecting, but a real change
+        text = (root / path).read_text()
+        (root / path).write_text(text.replace("\n", "\ntags: [edited]\n", 1))
+
+
+def alone(root: Path, tree: Path) -> list[Path]:
+    """The changed files in a repository of their own."""
+    for path in CHANGED:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tree / path, root / path)
+    git(root, "init", "-q", "-b", "main")
+    return [root / p for p in CHANGED]
+
+
+def measure(files: int, runs: int, tmp: Path) -> list[str]:
+    tree = tmp / f"tree{files}"
+    tree.mkdir()
+    generate(tree, files)
+    git(tree, "init", "-q", "-b", "main")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-qm", "base")
+    git(tree, "checkout", "-qb", "feature")
+    edit(tree)
+    floor = [*evallint_cmd(), "check", "--no-cache", *map(str, alone(tmp / f"alone{files}", tree))]
+    diff = [*evallint_cmd(), "check", "--diff", "main"]
+    cold = ["sh", "-c", 'rm -rf .evallint_cache && exec "$@"', "-", *diff]
+    named = [*evallint_cmd(), "check", *CHANGED]
+    warm_w, floor_w, warm_r = paired(diff, floor, tree, runs)
+    cold_w, _, cold_r = paired(cold, floor, tree, runs)
+    named_w, _, named_r = paired(named, floor, tree, runs)
+    return [
+        f"| {files:,} | `--diff main`, warm cache | {spread(warm_w, ' s')} | "
+        f"{spread(floor_w, ' s')} | {spread(warm_r)}x |",
+        f"| {files:,} | `--diff main`, cold cache | {spread(cold_w, ' s')} | | {spread(cold_r)}x |",
+        f"| {files:,} | the 3 files named, warm | {spread(named_w, ' s')} | | {spread(named_r)}x |",
+    ]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--files", type=int, default=20000)
+    ap.add_argument("--files", type=int, nargs="+", default=[2000, 20000, 100000])
+    ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
+    rows = [
+        "| tree files | run | evallint | the 3 files alone | ratio |",
+        "|---|---|---|---|---|",
+    ]
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        changed = generate(root, args.files)
-        git(root, "init", "-q", "-b", "main")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "base")
-        git(root, "checkout", "-qb", "feature")
-        for path in changed:  # a tags edit: not score-affecting, but a real change
-            text = (root / path).read_text()
-            (root / path).write_text(text.replace("\n", "\ntags: [edited]\n", 1))
-        alone, _ = timed([*evallint_cmd(), "check", *changed], root, runs=3)
-        diff, code = timed([*evallint_cmd(), "check", "--diff", "main"], root, runs=3)
-        print(f"{args.files} files, {len(changed)} changed (exit {code})")
-        print(
-            f"evallint check of the 3 files: {alone:.2f} s; evallint check --diff main: "
-            f"{diff:.2f} s ({diff / alone:.2f}x)"
-        )
+        for files in args.files:
+            rows += measure(files, args.runs, Path(tmp))
+            print(rows[-3:], file=sys.stderr, flush=True)
+    print(f"3 files changed; median (min to max) of {args.runs} paired runs")
+    print("\n".join(rows))
     return 0
 
 

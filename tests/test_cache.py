@@ -110,7 +110,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
         assert "rubrics/r1.yaml" in json.loads(cache.read_bytes())["files"]
     # An entry of the right key but the wrong shape is a miss, not a crash.
     files = json.loads(cache.read_bytes())["files"]
-    files["rubrics/r1.yaml"][1] = [["rubric/r1"], "no-such-kind", 3, None, None]
+    files["rubrics/r1.yaml"][1] = ["rubric/r1", "no-such-kind", 3, None, None]
     cache.write_text(json.dumps({"files": files}))
     assert _lint(r, ["datasets/d0.yaml"])[0] == first
 
@@ -122,7 +122,7 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = json.loads(cache.read_bytes())["files"]
     key = blob_id(_rubric("r1", "2.0.0").encode())
-    files["rubrics/r1.yaml"] = [key, [[], "rubric", "r1", "2.0.0", "'2.0.0'"]]
+    files["rubrics/r1.yaml"] = [key, ["", "rubric", "r1", "2.0.0", "'2.0.0'"]]
     cache.write_text(json.dumps({"files": files}))
     assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
 
@@ -132,7 +132,7 @@ def test_a_committed_cache_is_never_read(r: Repo, run: Run) -> None:
     _lint(r, ["datasets/d0.yaml"])
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = json.loads(cache.read_bytes())["files"]
-    files["rubrics/r1.yaml"][1] = [[], "rubric", "r1", "2.0.0", "'2.0.0'"]  # a lie
+    files["rubrics/r1.yaml"][1] = ["", "rubric", "r1", "2.0.0", "'2.0.0'"]  # a lie
     cache.write_text(json.dumps({"files": files}))
     r.git("add", "-f", FOLDER)
     r.git("commit", "-qm", "plant a cache")
@@ -177,10 +177,12 @@ def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
 
 
 def test_summaries_reject_what_to_json_never_writes() -> None:
-    good = index.Summary(("rubric/a@1",), "rubric", "a", "1.0.0", "'1.0.0'")
+    good = index.Summary("rubric/a@1 rubric/b", "rubric", "a", "1.0.0", "'1.0.0'")
     assert index.Summary.from_json(good.to_json()) == good
-    damaged: list[JSON] = [None, 3, [], [[], None, "", None], [["x", 1], None, "", None, None]]
+    assert index.Summary.from_json("rubric/a") == index.Summary("rubric/a")
+    damaged: list[JSON] = [None, 3, [], ["", None, "", None], [["x"], "rubric", "", None, None]]
     for bad in damaged:
         assert index.Summary.from_json(bad) is None
-    assert index.Summary.from_json([[], "rubric", 1, None, None]) is None
-    assert index.Summary.from_json([[], "rubric", "a", 1.0, None]) is None
+    assert index.Summary.from_json(["", "rubric", 1, None, None]) is None
+    assert index.Summary.from_json(["", "rubric", "a", 1.0, None]) is None
+    assert index.Summary.from_json(["", None, "a", None, None]) is None

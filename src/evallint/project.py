@@ -72,10 +72,10 @@ class Later:
         version: str | None,
         written: str | None,
         load: Callable[[str], Entry],
-        mentions: tuple[str, ...] = (),
+        mentions: str = "",
     ) -> None:
         self.path, self.kind, self.ident = path, kind, ident
-        self.mentions = mentions  # the reference texts in its bytes
+        self.mentions = mentions  # the reference texts in its bytes, space-separated
         self.version = version  # as written, when written as a string
         self.written = written  # repr of a version not written as a string; None: no version
         self._load = load

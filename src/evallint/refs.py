@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ def parse_ref(text: str) -> Ref | None:
 def parse_version(text: object) -> semver.Version | None:
     if not isinstance(text, str):
         return None
+    return _parse_version(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_version(text: str) -> semver.Version | None:
+    # Versions repeat across a tree ("1.0.0"), and parsing one is ~15 us; Version is immutable.
     try:
         return semver.Version.parse(text)
     except (ValueError, TypeError):

@@ -268,7 +268,7 @@ def read_all(
 
 def check_all(entries: list[Entry], run: Run, source: Source, head: Project) -> list[Diagnostic]:
     """Phase two for files read in phase one: every rule, against the whole project."""
-    base = base_project(head, run.baseline) if run.baseline else None
+    base = head.facts.get(base_project, head, run.baseline) if run.baseline else None
     return [
         d
         for entry in entries

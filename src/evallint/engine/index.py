@@ -49,26 +49,32 @@ class Store(Protocol):
 class Summary:
     """What the index needs of a file outside the run."""
 
-    mentions: tuple[str, ...] = ()  # every reference-shaped text in its bytes
+    mentions: str = ""  # every reference-shaped text in its bytes, space-separated
     kind: str | None = None  # the kind of a file that defines an id; None: it defines none
     ident: str = ""
     version: str | None = None  # as written, when written as a string
     written: str | None = None  # repr of the version as written; None: it has none
 
     def to_json(self) -> JSON:
-        return [list(self.mentions), self.kind, self.ident, self.version, self.written]
+        # Most files define nothing: their summary is the one string (a large tree's cache is
+        # mostly these, and loads faster so).
+        if self.kind is None:
+            return self.mentions
+        return [self.mentions, self.kind, self.ident, self.version, self.written]
 
     @staticmethod
     def from_json(data: JSON) -> Summary | None:
         """None for anything but what `to_json` writes: a damaged cache is a miss."""
-        if not (isinstance(data, list) and len(data) == 5 and isinstance(data[0], list)):
+        if isinstance(data, str):
+            return Summary(data)
+        if not (isinstance(data, list) and len(data) == 5):
             return None
         mentions, kind, ident, version, written = data
-        if not all(isinstance(m, str) for m in mentions) or not isinstance(ident, str):
+        if not isinstance(mentions, str) or kind not in BY_NAME or not isinstance(ident, str):
             return None
-        if (kind is not None and kind not in BY_NAME) or not _text_or_none(version, written):
+        if not _text_or_none(version, written):
             return None
-        return Summary(tuple(mentions), kind, ident, version, written)
+        return Summary(mentions, kind, ident, version, written)
 
 
 def _text_or_none(*values: JSON) -> bool:
@@ -98,6 +104,7 @@ def build(
     `gone`: files the change deletes; `store`: summaries from earlier runs."""
     inside = {e.doc.path for e in linted}
     defined = _defined_ids([*linted, *also])
+    named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     leaves = getattr(source, "outside", None)
     later: list[Later] = []
     mentioning: list[tuple[str, list[Ref]]] = []
@@ -121,7 +128,7 @@ def build(
             )
             later.append(held)
         elif defined and summary.mentions:
-            refs = _refs_to(summary.mentions, defined)
+            refs = _refs_to(summary.mentions, named)
             if refs:
                 mentioning.append((path, refs))
     project = Project(linted, later=later)
@@ -133,7 +140,9 @@ def build(
                 project.add(found)
                 referrers.append(found)
     touched = [
-        e.entry() for e in later if _may_touch(e, defined) and _touches(e.entry(), defined, project)
+        e.entry()
+        for e in later
+        if _may_touch(e, defined, named) and _touches(e.entry(), defined, project)
     ]
     naming = _naming(gone, others, source, config, store)
     return Indexed(project, tuple(touched + referrers), tuple(naming))
@@ -162,7 +171,7 @@ def _summary(
 
 
 def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
-    mentions = tuple(sorted({m.decode("ascii") for m in _ANY_REF.findall(raw)}))
+    mentions = " ".join(sorted({m.decode("ascii") for m in _ANY_REF.findall(raw)}))
     if not (_defines_by_path(path, config) or _may_define(raw)):
         return Summary(mentions)
     found = read_entry(path, source, config, raw)
@@ -237,17 +246,21 @@ def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
     return out
 
 
-def _refs_to(mentions: Sequence[str], defined: set[tuple[str, str]]) -> list[Ref]:
-    """The mentioned references that name an id of the run."""
-    refs = (parse_ref(m) for m in mentions)
-    return [r for r in refs if r is not None and (r.namespace, r.id) in defined]
+def _refs_to(mentions: str, named: set[str]) -> list[Ref]:
+    """The mentioned references that name an id of the run (`named`: "rubric/tone")."""
+    if not mentions or not named:
+        return []
+    if len(named) <= 16 and not any(n in mentions for n in named):
+        return []  # the common case, at C speed: none of the run's few ids is mentioned
+    hits = (parse_ref(m) for m in mentions.split(" ") if m.partition("@")[0] in named)
+    return [r for r in hits if r is not None]
 
 
-def _may_touch(later: Later, defined: set[tuple[str, str]]) -> bool:
+def _may_touch(later: Later, defined: set[tuple[str, str]], named: set[str]) -> bool:
     """Whether a definer's summary says it may refer to, or redefine, an id of the run: only
     then is it parsed to know."""
     own = (later.kind.namespace or later.kind.name, later.ident)
-    return own in defined or bool(_refs_to(later.mentions, defined))
+    return own in defined or bool(_refs_to(later.mentions, named))
 
 
 def _might_break(refs: Sequence[Ref], project: Project, inside: set[str]) -> bool:

@@ -70,7 +70,7 @@ def lint(
     also = baseline.entries if baseline else []
     indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project
-    base = base_project(head, baseline) if baseline else None
+    base = head.facts.get(base_project, head, baseline) if baseline else None  # built once
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
         found = check_entry(entry, context(entry, run, head, base), run, source, scope="refs")

@@ -63,11 +63,14 @@ def clean_blobs(root: Path) -> dict[str, str] | None:
     changed = set(_git_lines(root, "ls-files", "-z", "--modified") or ())
     out: dict[str, str] = {}
     for line in staged:
-        meta, _, path = line.partition("\t")
-        mode, blob, stage = meta.split(" ")
-        if stage == "0" and mode in ("100644", "100755") and path not in changed:
-            out[path] = blob
+        # "<mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
+        tab = line.index("\t")
+        if line[tab - 1] == "0" and line[:6] in _PLAIN and line[tab + 1 :] not in changed:
+            out[line[tab + 1 :]] = line[7 : tab - 2]
     return out
+
+
+_PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
 
 
 def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
