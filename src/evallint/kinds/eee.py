@@ -60,10 +60,13 @@ def instance_version(data: JSON) -> str | None:
     """The instance schema a record's `schema_version` names; producers write it several ways
     (`instance_level_eval_0.2.2`, or the aggregate's `0.2.1`)."""
     version = declared_version(data)
-    if not isinstance(version, str):
-        return None
-    bare = version.removeprefix("instance_level_eval_")
-    return bare if bare in INSTANCE_VERSIONS else None
+    return _INSTANCE.get(version) if isinstance(version, str) else None
+
+
+# Every spelling producers use, looked up once per record instead of worked out.
+_INSTANCE = {v: v for v in INSTANCE_VERSIONS} | {
+    f"instance_level_eval_{v}": v for v in INSTANCE_VERSIONS
+}
 
 
 def instance_schema(data: JSON) -> str | None:
