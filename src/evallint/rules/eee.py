@@ -156,7 +156,10 @@ def _companion(doc: Document, ctx: Context) -> tuple[dict[str, object], Scan] | 
 def eee_checksum(doc: Document, ctx: Context) -> Iterator[Finding]:
     """The companion file's checksum is not the one the aggregate declares.
 
-    `checksum` is the `hash_algorithm` (sha256 or md5) of the instance file's exact bytes.
+    `checksum` is the `hash_algorithm` (sha256 or md5, as the schema allows) of the instance
+    file's exact bytes. EEE's `validate` does not compare them; its converter publisher re-hashes
+    the file (sha256) and refuses a mismatch, so a hand-edited file with a stale checksum passes
+    `validate` and fails publication.
 
     Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e_samples.jsonl):
         {}
