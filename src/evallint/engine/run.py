@@ -54,8 +54,7 @@ def lint(
         getattr(source, "outside", never),
     )
     know = getattr(source, "know_links", None)
-    if know is not None and len(run.files) >= KNOW_LINKS_FROM and store is None:
-        # (With a store, git says which files are plain, and the rest are few.)
+    if know is not None and len(run.files) >= KNOW_LINKS_FROM:
         know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)

@@ -51,9 +51,12 @@ class TreeCache:
         self._dirty = False
 
     def known(self, path: str) -> str | None:
-        """The content key of a file git knows to be clean, without reading it."""
+        """The content key of a file git knows to be clean, without reading it. With nothing
+        cached yet every file is read anyway, and hashed the way git does it: asking git first
+        would only add its two listings to a cold run."""
         if self._known is None:
-            self._known = (git.clean_blobs(self._root) if self._in_git else None) or {}
+            warm = self._in_git and bool(self._load())
+            self._known = (git.clean_blobs(self._root) if warm else None) or {}
         return self._known.get(path)
 
     def get(self, path: str, key: str) -> JSON:
