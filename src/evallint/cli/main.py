@@ -294,10 +294,12 @@ def run_check(args: argparse.Namespace) -> int:
         # Machine outputs carry every finding; fixes need every finding to carry its fix.
         config = replace(config, max_repeats=0)
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
-    store, uncached = open_cache(root, in_git, config, chosen.tree, enabled=not args.no_cache)
 
     def run() -> Report:
-        return lint(
+        # A fresh cache each time: `--fix` runs again after writing files, whose clean blob
+        # ids the first run's cache may have learnt from git.
+        store, uncached = open_cache(root, in_git, config, chosen.tree, enabled=not args.no_cache)
+        report = lint(
             chosen.paths,
             FsSource(root),
             config,
@@ -308,11 +310,10 @@ def run_check(args: argparse.Namespace) -> int:
             gone=chosen.gone,
             store=store,
         )
+        store.save()
+        return replace(report, notes=(*report.notes, uncached)) if uncached else report
 
     report = run()
-    store.save()
-    if uncached:
-        report = replace(report, notes=(*report.notes, uncached))
     if fixing:
         report = _apply_fixes(report, root, show=args.show_fixes, again=run)
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
