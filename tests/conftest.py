@@ -143,3 +143,10 @@ def walk_files(root: Path) -> Iterator[Path]:
 def sarif_validator() -> jsonschema.Draft4Validator:
     schema = json.loads(shared_or_skip("sarif", "sarif-schema-2.1.0.json").read_text())
     return jsonschema.Draft4Validator(schema)
+
+
+@pytest.fixture
+def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No CI or hook variables: they choose a diff's base before any argument does."""
+    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)

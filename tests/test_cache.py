@@ -35,10 +35,8 @@ def _dataset(ref: str) -> str:
     return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
 
 
-@pytest.fixture(autouse=True)
-def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
+# Base refs from the environment would pick another base than the one each test names.
+pytestmark = pytest.mark.usefixtures("no_ci_env")
 
 
 @pytest.fixture
@@ -104,7 +102,13 @@ def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo) -> None:
 def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
     first = _lint(r, ["datasets/d0.yaml"])[0]
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
-    for damage in (b"\x00not json", b'{"files": []}', b'{"files": {"rubrics/r1.yaml": 7}}'):
+    damages = (
+        b"\x00not json",
+        b'{"files": []}',
+        b'{"files": {"rubrics/r1.yaml": 7}}',
+        b"[" * 100_000,  # nested past the recursion limit
+    )
+    for damage in damages:
         cache.write_bytes(damage)
         assert _lint(r, ["datasets/d0.yaml"])[0] == first
         assert "rubrics/r1.yaml" in json.loads(cache.read_bytes())["files"]
@@ -186,3 +190,4 @@ def test_summaries_reject_what_to_json_never_writes() -> None:
     assert index.Summary.from_json(["", "rubric", 1, None, None]) is None
     assert index.Summary.from_json(["", "rubric", "a", 1.0, None]) is None
     assert index.Summary.from_json(["", None, "a", None, None]) is None
+    assert index.Summary.from_json(["", "dataset", "a", None, None]) is None  # defines nothing

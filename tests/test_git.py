@@ -72,10 +72,8 @@ class Repo:
         return self.git("rev-parse", "HEAD").strip()
 
 
-@pytest.fixture(autouse=True)
-def no_ci_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GITHUB_BASE_REF", "PRE_COMMIT_FROM_REF", "PRE_COMMIT", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
+# Base refs from the environment would pick another base than the one each test names.
+pytestmark = pytest.mark.usefixtures("no_ci_env")
 
 
 @pytest.fixture

@@ -70,11 +70,15 @@ class Summary:
         if not (isinstance(data, list) and len(data) == 5):
             return None
         mentions, kind, ident, version, written = data
-        if not isinstance(mentions, str) or kind not in BY_NAME or not isinstance(ident, str):
+        if not isinstance(mentions, str) or not isinstance(ident, str) or not _defining(kind):
             return None
         if not _text_or_none(version, written):
             return None
         return Summary(mentions, kind, ident, version, written)
+
+
+def _defining(kind: JSON) -> bool:
+    return isinstance(kind, str) and kind in BY_NAME and BY_NAME[kind].defines is not None
 
 
 def _text_or_none(*values: JSON) -> bool:
@@ -159,12 +163,11 @@ def _summary(
         found = Summary.from_json(store.get(path, key))
         if found is not None:
             return found
-    try:
-        raw = source.read(path) if source.size(path) <= config.max_file_size else None
-    except OSError:
-        return NOTHING  # unreadable: it defines nothing a reference could resolve to
+    raw = _bytes(path, source, config)
     if raw is None:
-        return NOTHING  # over the size limit: never parsed, as the run itself would not
+        # Unreadable, or over the size limit (never parsed, as the run itself would not): it
+        # defines nothing a reference could resolve to, and nothing of it is kept.
+        return NOTHING
     summary = _summarize(path, raw, source, config)
     if store is not None:
         from evallint.io.cache import blob_id
@@ -217,16 +220,17 @@ def _naming(
     holding = store.grep(names) if store is not None else None
     if holding is None:
         pattern = re.compile(b"|".join(map(re.escape, names)))
-        holding = {p for p in paths if pattern.search(_bytes(p, source, config))}
+        holding = {p for p in paths if pattern.search(_bytes(p, source, config) or b"")}
     found = (read_entry(p, source, config) for p in paths if p in holding)
     return [e for e in found if isinstance(e, Entry)]
 
 
-def _bytes(path: str, source: Source, config: Config) -> bytes:
+def _bytes(path: str, source: Source, config: Config) -> bytes | None:
+    """A tree file's bytes; None when it cannot be read or is over the size limit."""
     try:
-        return source.read(path) if source.size(path) <= config.max_file_size else b""
+        return source.read(path) if source.size(path) <= config.max_file_size else None
     except OSError:
-        return b""
+        return None
 
 
 def _may_define(raw: bytes) -> bool:

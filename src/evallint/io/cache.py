@@ -101,7 +101,8 @@ class TreeCache:
         if self._entries is None:
             self._entries = {}
             if self._file is not None:
-                with contextlib.suppress(OSError, ValueError):
+                # A damaged file (even nested past the recursion limit) is no cache at all.
+                with contextlib.suppress(OSError, ValueError, RecursionError):
                     loaded = json.loads(self._file.read_bytes())
                     files = loaded.get("files") if isinstance(loaded, dict) else None
                     if isinstance(files, dict):
