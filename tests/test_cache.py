@@ -191,3 +191,18 @@ def test_summaries_reject_what_to_json_never_writes() -> None:
     assert index.Summary.from_json(["", "rubric", "a", 1.0, None]) is None
     assert index.Summary.from_json(["", None, "a", None, None]) is None
     assert index.Summary.from_json(["", "dataset", "a", None, None]) is None  # defines nothing
+
+
+def test_a_definer_whose_id_cannot_be_read_is_named_from_its_summary(r: Repo, run: Run) -> None:
+    """The cold run learns it from the file, the warm one from the cache, and the workers of a
+    split run from the parent; each says the same."""
+    r.commit({"rubrics/r1.yaml": "id: r1\nchecks: [\n"}, "break r1")
+    expected = (
+        "datasets/d1.yaml:4:17: error: no rubric with id 'r1' in the project; rubrics/r1.yaml "
+        "is a rubric file whose id cannot be read [unknown-ref]"
+    )
+    for jobs in ("1", "1", "2"):
+        code, out, _ = run(
+            "check", "--jobs", jobs, "datasets/d1.yaml", "datasets/d2.yaml", cwd=r.root
+        )
+        assert code == 1 and out.splitlines()[0] == expected

@@ -571,3 +571,26 @@ def test_a_reference_to_a_definition_with_a_broken_version_says_so() -> None:
             'version string (such as "1.0.0"), so no reference can resolve to it',
         )
     ]
+
+
+def test_a_reference_says_which_definer_files_have_no_readable_id() -> None:
+    """A rubric that does not parse (or names no id) may be the one a reference means: the
+    message says where to look, in a full run and in a run over the dataset alone, where the
+    rubric is known only from the tree."""
+    broken = {"rubrics/refunds.yaml": 'id: refunds\nversion: "1.0.0"\nchecks: [\n'}
+    files = {**TONES, **broken, "datasets/d.yaml": dataset("rubric/refunds@1")}
+    expected = (
+        "datasets/d.yaml",
+        4,
+        17,
+        "unknown-ref",
+        "no rubric with id 'refunds' in the project; rubrics/refunds.yaml is a rubric file "
+        "whose id cannot be read",
+    )
+    assert report(files, only="unknown-ref") == [expected]
+    assert report(files, only="unknown-ref", paths=["datasets/d.yaml"]) == [expected]
+    more = {**files, "rubrics/x.yaml": "version: '1.0.0'\nchecks: []\nscoring: {}\n"}
+    assert report(more, only="unknown-ref", paths=["datasets/d.yaml"])[0][4] == (
+        "no rubric with id 'refunds' in the project; 2 rubric files have no readable id "
+        "(rubrics/refunds.yaml, rubrics/x.yaml)"
+    )

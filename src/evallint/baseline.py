@@ -76,4 +76,9 @@ def base_project(head: Project, baseline: Baseline) -> Project:
     """The project as it was: unchanged files as they are, changed ones as at the base."""
     kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
     later = [e for path, e in head.later.items() if path not in baseline.replaced]
-    return Project([*kept, *baseline.entries], later=later)
+    base = Project([*kept, *baseline.entries], later=later)
+    for ns, paths in head.broken.items():  # tree files known broken by summary alone
+        for path in paths:
+            if path not in baseline.replaced and path not in base.entries:
+                base.broken.setdefault(ns, []).append(path)
+    return base

@@ -100,6 +100,9 @@ class Project:
         # (namespace, id) -> (path, repr of the version as written, None if none) of definitions
         # whose version is not semver: nothing resolves to them, and a reference says why.
         self.unversioned: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+        # namespace -> files of a kind that defines things whose id cannot be read (they do not
+        # parse, or name no id): a reference that resolves nowhere says so.
+        self.broken: dict[str, list[str]] = {}
         self.facts = Facts()  # what rules work out once per project
         both: list[Entry | Later] = [*entries, *later]
         for item in both if ordered else sorted(both, key=_path_of):
@@ -110,10 +113,11 @@ class Project:
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.doc.path] = entry
-        if not entry.doc.ok or entry.kind.defines is None:
+        if entry.kind.defines is None:
             return
-        found = entry.kind.defines(entry.doc.data)
+        found = entry.kind.defines(entry.doc.data) if entry.doc.ok else None
         if not found:
+            self.add_broken(entry.kind, entry.doc.path)
             return
         data = entry.doc.data
         written = data.get("version") if isinstance(data, dict) else found[1]
@@ -125,6 +129,9 @@ class Project:
             parse_version(found[1]),
             None if written is None else repr(written),
         )
+
+    def add_broken(self, kind: Kind, path: str) -> None:
+        self.broken.setdefault(kind.namespace or kind.name, []).append(path)
 
     def add_later(self, later: Later) -> None:
         self.later[later.path] = later

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from evallint.config import Config
 from evallint.io.source import Source
-from evallint.kinds import BY_NAME, KINDS, ai_eval, kind_named, path_kind
+from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.model import JSON
 from evallint.parse import Document, format_of
 from evallint.project import Entry, Later, Project
@@ -50,8 +50,8 @@ class Summary:
     """What the index needs of a file outside the run."""
 
     mentions: str = ""  # every reference-shaped text in its bytes, space-separated
-    kind: str | None = None  # the kind of a file that defines an id; None: it defines none
-    ident: str = ""
+    kind: str | None = None  # the kind of a file that defines things; None: it defines none
+    ident: str = ""  # "": its id cannot be read (it does not parse, or names none)
     version: str | None = None  # as written, when written as a string
     written: str | None = None  # repr of the version as written; None: it has none
 
@@ -114,6 +114,7 @@ def build(
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     leaves = getattr(source, "outside", None)
     later: list[Later] = []
+    broken: list[tuple[str, str]] = []  # (kind, path) of definers whose id cannot be read
     mentioning: list[tuple[str, list[Ref]]] = []
     others: list[str] = []
 
@@ -128,7 +129,9 @@ def build(
             continue  # never read a file a symlink takes out of the project
         others.append(path)
         summary = _summary(path, key, source, config, store)
-        if summary.kind is not None:
+        if summary.kind is not None and not summary.ident:
+            broken.append((summary.kind, path))
+        elif summary.kind is not None:
             kind = BY_NAME[summary.kind]
             held = Later(
                 path, kind, summary.ident, summary.version, summary.written, load, summary.mentions
@@ -139,6 +142,8 @@ def build(
             if refs:
                 mentioning.append((path, refs))
     project = Project(linted, later=later)
+    for kind_name, path in broken:
+        project.add_broken(BY_NAME[kind_name], path)
     referrers: list[Entry] = []
     for path, refs in mentioning:
         if _might_break(refs, project, inside):
@@ -167,7 +172,8 @@ def _summary(
     if raw is None:
         # Unreadable, or over the size limit (never parsed, as the run itself would not): it
         # defines nothing a reference could resolve to, and nothing of it is kept.
-        return NOTHING
+        kind = _definer_by_path(path, config)
+        return Summary(kind=kind.name) if kind is not None else NOTHING
     summary = _summarize(path, raw, source, config)
     if store is not None:
         from evallint.io.cache import blob_id
@@ -179,14 +185,14 @@ def _summary(
 def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
     texts = {m for pattern in _ANY_REF for m in pattern.findall(raw)}
     mentions = " ".join(sorted(m.decode("ascii") for m in texts))
-    if not (_defines_by_path(path, config) or _may_define(raw)):
+    if not (_definer_by_path(path, config) or _may_define(raw)):
         return Summary(mentions)
     found = read_entry(path, source, config, raw)
-    if not isinstance(found, Entry) or not found.doc.ok or found.kind.defines is None:
+    if not isinstance(found, Entry) or found.kind.defines is None:
         return Summary(mentions)
-    defined = found.kind.defines(found.doc.data)
+    defined = found.kind.defines(found.doc.data) if found.doc.ok else None
     if not defined:
-        return Summary(mentions)
+        return Summary(mentions, found.kind.name)  # a definer whose id cannot be read
     ident, version = defined
     data = found.doc.data
     written = data.get("version") if isinstance(data, dict) else version
@@ -237,12 +243,12 @@ def _may_define(raw: bytes) -> bool:
     return any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
 
 
-def _defines_by_path(path: str, config: Config) -> bool:
-    """Whether the path alone gives the file a kind that defines things."""
+def _definer_by_path(path: str, config: Config) -> Kind | None:
+    """The kind that defines things the path alone gives the file, if any."""
     fmt = format_of(path)
     assert fmt is not None
     kind = kind_named(config.kind_name(path)) or path_kind(path, fmt)
-    return kind is not None and kind.defines is not None
+    return kind if kind is not None and kind.defines is not None else None
 
 
 def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:

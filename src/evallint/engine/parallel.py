@@ -174,7 +174,9 @@ class Forked:
     def check(self, head: Project) -> list[Diagnostic]:
         # In path order, as the project adds them, so each worker rebuilds the same project;
         # definers known by summary are parsed here (a run this large is mostly the tree).
-        index = pickle.dumps([pack(e) for e in head.every_entry()], pickle.HIGHEST_PROTOCOL)
+        # Definers whose id cannot be read go along: some are known by their summary alone.
+        packed = ([pack(e) for e in head.every_entry()], head.broken)
+        index = pickle.dumps(packed, pickle.HIGHEST_PROTOCOL)
         for conn in self._conns:
             conn.send_bytes(index)
         found = [d for conn in self._conns for d in _receive(conn)]
@@ -207,8 +209,10 @@ def _work(conn: Connection, first: int) -> None:
         gc.freeze()  # the parsed files live to the end: collections need not scan them again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
         own = {e.doc.path: e for e in entries}  # its own files in full
-        packed: list[Packed] = pickle.loads(conn.recv_bytes())
+        packed: list[Packed]
+        packed, broken = pickle.loads(conn.recv_bytes())
         head = Project([own.get(_path(p)) or unpack(p) for p in packed], ordered=True)
+        head.broken = broken
         conn.send(("ok", check_all(entries, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""

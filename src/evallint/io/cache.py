@@ -31,6 +31,7 @@ from evallint.io import git
 from evallint.model import JSON
 
 FOLDER = ".evallint_cache"
+FORMAT = 2  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:
@@ -43,7 +44,8 @@ class TreeCache:
 
     def __init__(self, root: Path, folder: Path | None, stamp: str, in_git: bool) -> None:
         self._root, self._in_git = root, in_git
-        self._file = folder / f"tree-{_digest(__version__ + stamp)}.json" if folder else None
+        name = f"tree-{_digest(f'{__version__} {FORMAT} {stamp}')}.json"
+        self._file = folder / name if folder else None
         self._folder = folder
         self._known: dict[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None

@@ -28,7 +28,9 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     `rubric_ref` (in questions and composite checks) and `judge_prompt_ref` (in llm_judge checks
     and jury entries) must name an id that a rubric or judge file defines. The message suggests
-    the closest known id.
+    the closest known id, says when the id's file declares a version that is not semver, and
+    names the rubric or judge files whose id cannot be read (they do not parse, or name no id):
+    the one meant may be among them.
 
     Given (rubrics/refund_policy.yaml):
         id: refund_policy
@@ -65,7 +67,19 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
                 continue
             hint = suggest(ref.id, ctx.project.ids(ref.namespace))
             tail = f"; did you mean '{ref.namespace}/{hint}'?" if hint else ""
+            tail += _unreadable(ref.namespace, ctx.project.broken.get(ref.namespace, []))
             yield Finding(pointer, f"no {ref.namespace} with id {ref.id!r} in the project{tail}")
+
+
+def _unreadable(namespace: str, paths: list[str]) -> str:
+    """The files that may define the id, but whose id cannot be read: where to look."""
+    if not paths:
+        return ""
+    paths = sorted(paths)
+    if len(paths) == 1:
+        return f"; {paths[0]} is a {namespace} file whose id cannot be read"
+    shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
+    return f"; {len(paths)} {namespace} files have no readable id ({shown})"
 
 
 @rule("unknown-ref-version", Severity.ERROR, kinds=REFERRING, cross_file=True)
