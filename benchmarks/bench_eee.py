@@ -5,9 +5,10 @@
 Times `evallint check` (all rules) against check-jsonschema with EEE's own 0.2.0 schema on the
 same files, and against the floor of reading and parsing each file with the json module (a
 process of its own, as the others are), in paired runs: each figure is a median with its
-spread, and each ratio is taken pair by pair. Then
-generates an instance file of --records lines and reports records per second, beside the floor
-of parsing each line with json.loads.
+spread, and each ratio is taken pair by pair. Then peak memory on the datastore copied 1, 2
+and 4 times (each copy's evaluation ids made its own, so the copies are distinct records), with
+one job and with two (median of --runs). Then generates an instance file of --records lines
+and reports records per second, beside the floor of parsing each line with json.loads.
 """
 
 from __future__ import annotations
@@ -69,6 +70,36 @@ def datastore(shared: Path, runs: int) -> None:
             print(f"check-jsonschema / evallint: {spread(ratio)}")
 
 
+def scaled(shared: Path, runs: int) -> None:
+    """Peak memory of a full check as the tree grows: it should stay flat."""
+    import statistics
+
+    source = shared / "corpus" / "eee" / "datastore-v0.2.0"
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = []
+        for times in (1, 2, 4):
+            root = Path(tmp) / f"x{times}"
+            for k in range(times):
+                copy = root / f"c{k}"
+                shutil.copytree(source, copy)
+                for path in copy.rglob("*.json") if k else ():
+                    if path.is_file():
+                        raw = path.read_bytes()
+                        for sep in (b'"evaluation_id": "', b'"evaluation_id":"'):
+                            raw = raw.replace(sep, sep + f"c{k}-".encode(), 1)
+                        path.write_bytes(raw)
+            cells = []
+            for jobs in ("1", "2"):
+                cmd = [*evallint_cmd(), "check", ".", "--jobs", jobs, "--exit-zero"]
+                peaks = [with_peak_memory(cmd, root)[1] for _ in range(runs)]
+                cells.append(
+                    f"{statistics.median(peaks):.0f} MB ({min(peaks):.0f}-{max(peaks):.0f})"
+                )
+            rows.append(f"| {times}x ({5320 * times:,} records) | {cells[0]} | {cells[1]} |")
+    print("| datastore | peak memory, --jobs 1 | --jobs 2 |\n|---|---|---|")
+    print("\n".join(rows))
+
+
 def instances(records: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "records.jsonl"
@@ -97,6 +128,7 @@ def main() -> int:
     args = ap.parse_args()
     if (args.shared / "corpus" / "eee").is_dir():
         datastore(args.shared, args.runs)
+        scaled(args.shared, args.runs)
     instances(args.records)
     return 0
 

@@ -4,13 +4,17 @@ one file's checks, the workers, the run's phases, and the small pieces they shar
 from __future__ import annotations
 
 import datetime
+import json
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import DictSource, baseline_of
+import pytest
+
+from conftest import DictSource, baseline_of, lint_files
 from evallint.baseline import base_project
 from evallint.config import Config, glob_regex
-from evallint.engine import index, parallel
+from evallint.engine import file, index, parallel
 from evallint.engine.file import Run, active_rules, check_entry
 from evallint.engine.run import lint
 from evallint.facts import Facts
@@ -29,12 +33,15 @@ from evallint.kinds import (
     kind_named,
     path_kind,
 )
-from evallint.model import Edit, Skipped
+from evallint.model import Edit, Finding, Severity, Skipped
+from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.read import read_entry
 from evallint.rules import ALL_RULES, BY_ID
 from evallint.rules.api import Context
+from evallint.rules.base import rule
 from evallint.validation.schemas import Engines
+from test_eee import MINIMAL_0_2_0, RECORD_PATH
 from test_rules_ai_eval import RUBRIC as RUBRIC_TEXT
 
 # Pinned to a version the run's rubric does not define: the run breaks it.
@@ -204,9 +211,10 @@ def test_forked_workers_give_what_one_process_gives() -> None:
     one, two = serial.read(), forked.read()
     assert [e.doc.path for e in one[0]] == [e.doc.path for e in two[0]] == paths
     head = Project(one[0])
-    found = serial.check(head)
+    # Rules that need no project run as each file is read; the rest once the project is built.
+    found = sorted(one[1] + serial.check(head), key=lambda d: d.path)
     assert [(d.path, d.rule) for d in found] == [("rubrics/r5.yaml", "schema-violation")]
-    assert found == forked.check(head)
+    assert found == sorted(two[1] + forked.check(head), key=lambda d: d.path)
 
 
 def test_the_worker_count_follows_jobs_and_run_size() -> None:
@@ -245,3 +253,61 @@ def test_the_engines_policy_asks_the_fast_engine_only_past_its_threshold() -> No
     few, many = Engines(fast_from=2), Engines(fast_from=0)
     assert [few.bulk("rubric") for _ in range(3)] == [False, False, True]
     assert many.bulk("rubric")
+
+
+# -- the two phases of a file's check ------------------------------------------------------------
+
+
+def test_a_skeleton_keeps_only_the_places_asked_for_where_they_were() -> None:
+    data = {"a": [{"x": 1, "y": 2}, {"x": 3}, 4], "b": {"c": 5}, "d": 6}
+    assert file.skeleton(data, [("a", 1, "x"), ("d",)]) == {"a": [None, {"x": 3}, None], "d": 6}
+    assert file.skeleton(data, [("b",), ("b", "c")]) == {"b": {"c": 5}}
+    assert file.skeleton(data, [("zz", 0), ("a", 9)]) == {"a": [None, None, None]}
+    assert file.skeleton(data, []) == {}
+    assert file.skeleton(data, [()]) is data
+
+
+def test_phase_one_keeps_of_a_record_only_what_the_project_rules_read() -> None:
+    """An EEE record's own rules run as it is read; for the duplicate-id rule only its
+    evaluation_id is kept, and the finding is placed by reading the file again."""
+    record = {**MINIMAL_0_2_0, "evaluation_id": "same"}
+    text = json.dumps(record, indent=2) + "\n"
+    other = RECORD_PATH.replace("3f2b1c9e", "4c1d2e3f")
+    source = DictSource({RECORD_PATH: text, other: text})
+    run = _run()
+    entries, found, _, pending = file.read_all([RECORD_PATH, other], source, run)
+    assert [p.entry.doc.text for p in pending] == ["", ""]
+    assert [p.entry.doc.data for p in pending] == [{"evaluation_id": "same"}] * 2
+    later = file.check_all(pending, run, source, Project(entries))
+    line = text.splitlines().index('  "evaluation_id": "same",') + 1
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in later] == [
+        (RECORD_PATH, line, 20, "eee-duplicate-evaluation-id"),
+        (other, line, 20, "eee-duplicate-evaluation-id"),
+    ]
+    assert all(d.source == '  "evaluation_id": "same",' for d in later)
+    assert found == []
+
+
+def test_a_rule_that_reads_the_project_without_saying_so_fails_loudly() -> None:
+    def peeks(doc: Document, ctx: Context) -> Iterator[Finding]:
+        ctx.project.ids("rubric")  # not a kind: a namespace
+        return iter(())
+
+    undeclared = rule("peeks", Severity.ERROR)(peeks)
+    declared = rule("peeks", Severity.ERROR, reads_project=True)(peeks)
+    files = {"rubrics/tone.yaml": RUBRIC_TEXT}
+    with pytest.raises(RuntimeError, match="reads_project=True"):
+        lint(sorted(files), DictSource(files), Config(), tree=sorted(files), rules=[undeclared])
+    report = lint(sorted(files), DictSource(files), Config(), tree=sorted(files), rules=[declared])
+    assert report.diagnostics == ()
+
+
+def test_an_escaped_envelope_reference_is_still_checked() -> None:
+    """The text pre-check that spares most records the walk cannot be evaded by escapes."""
+    details = {"rubric": "rubric/tone@2"}
+    record = {**MINIMAL_0_2_0, "eval_library": {"name": "e", "additional_details": details}}
+    text = json.dumps(record).replace("rubric/tone@2", "\\u0072ubric\\/tone@2")
+    assert "rubric/" not in text
+    files = {"rubrics/tone.yaml": RUBRIC_TEXT.replace("id: refunds", "id: tone"), RECORD_PATH: text}
+    found = [(d.path, d.rule) for d in lint_files(files) if d.rule == "eee-envelope-ref"]
+    assert found == [(RECORD_PATH, "eee-envelope-ref")]

@@ -58,6 +58,17 @@ class Entry:
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk
 
 
+def shared_only(entry: Entry) -> Entry:
+    """What other files' rules may read of an entry: all of a definer, else the top-level keys
+    its kind shares (`Kind.shared`). All a run keeps of a checked file for the project."""
+    doc, kind = entry.doc, entry.kind
+    if kind.defines is not None:
+        return entry
+    data = doc.data
+    kept = {k: data[k] for k in kind.shared if k in data} if isinstance(data, dict) else None
+    return Entry(Document(doc.path, doc.fmt, "", kept, doc.ok, ()), kind)
+
+
 class Later:
     """A file outside the run that defines `namespace/ident`, known from its summary (the
     cache's, or one just made); parsed when a rule first reads it, at most once."""

@@ -17,9 +17,9 @@ from evallint.config import Config
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
 from evallint.io.source import Source
-from evallint.model import Diagnostic, Finding, Location, Severity, Skipped, Span
+from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
-from evallint.project import Entry, Project
+from evallint.project import Entry, Project, shared_only
 from evallint.read import chunks, read_entry
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
@@ -83,6 +83,20 @@ def check_entry(
     return repeats.finish(out)
 
 
+@dataclass(slots=True)
+class Part:
+    """Which part of a file's check a call does: the rules that need no project as soon as the
+    file is parsed (phase one), those that do once the project is built (phase two), or all
+    of them at once. It carries the suppressions between the two."""
+
+    rules: list[tuple[Rule, Severity]] | None = None  # None: every rule of the kind and scope
+    problems: bool = True  # the parse problems are reported (once, in phase one)
+    last: bool = True  # the file's last part: unused suppressions are reported here
+    used: set[tuple[int, str]] = field(default_factory=set)
+    notes: dict[int, Suppression] | None = None  # None: read from the document's text
+    whole: Callable[[], Document] | None = None  # the whole document, for a slim one
+
+
 def _check_document(
     doc: Document,
     lines: int,
@@ -91,23 +105,30 @@ def _check_document(
     run: Run,
     repeats: Repeats,
     scope: Scope,
+    part: Part | None = None,
 ) -> list[Diagnostic]:
     """`lines`: how many lines of the file come before the document (a chunk's offset)."""
+    part = part or Part()
     # Rules `per-file-ignores` turns off here do not run (nor count as having run).
     off = ctx.config.ignored_in(doc.path) if ctx.config.per_file_ignores else frozenset()
     levels = run.levels
-    # Placing first costs only in YAML files that mention a suppression.
-    notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
-    used: set[tuple[int, str]] = set()
+    notes = part.notes
+    if notes is None and part.whole is None:
+        # Placing first costs only in YAML files that mention a suppression.
+        notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
+        part.notes = notes
+    used = part.used
+    at = _Placing(doc, part.whole)
     out = []
-    for p in doc.problems if scope == "own" else ():
+    for p in doc.problems if scope == "own" and part.problems else ():
         if p.rule in levels and p.rule not in off:
             d = Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
             if notes is None or not _silenced(notes, d, used):
                 out.append(_shifted(d, lines))
     if not doc.ok:
         return out
-    for rule, level in run.rules_for(entry.kind.name, scope):
+    rules = run.rules_for(entry.kind.name, scope) if part.rules is None else part.rules
+    for rule, level in rules:
         if rule.id in off:
             continue
         assert rule.check is not None  # rules_for keeps only rules that check something
@@ -115,18 +136,33 @@ def _check_document(
             key = (rule.id, finding.group or finding.message)
             if notes is not None:
                 # Suppressed findings never spend the cap: the eleventh, unsuppressed one shows.
-                placed = place(doc, finding, rule.id, level, ctx.project)
+                placed = place(at.doc(), finding, rule.id, level, ctx.project)
                 if _silenced(notes, placed, used) or not repeats.admit(key):
                     continue
             elif not repeats.admit(key):
                 continue
             else:
-                placed = place(doc, finding, rule.id, level, ctx.project)
+                placed = place(at.doc(), finding, rule.id, level, ctx.project)
             out.append(_shifted(placed, lines))
             repeats.shown(key, out[-1])
-    if notes and scope == "own" and UNUSED in levels:
+    if notes and scope == "own" and part.last and UNUSED in levels:
         out += _unused(doc, notes, used, entry, ctx, run, off)
     return out
+
+
+class _Placing:
+    """The document findings are placed in: a slim one (kept for phase two without its text)
+    is read again, once, when its first finding needs a position."""
+
+    __slots__ = ("_doc", "_whole")
+
+    def __init__(self, doc: Document, whole: Callable[[], Document] | None) -> None:
+        self._doc, self._whole = doc, whole
+
+    def doc(self) -> Document:
+        if self._whole is not None:
+            self._doc, self._whole = self._whole(), None
+        return self._doc
 
 
 def _suppressions(doc: Document) -> dict[int, Suppression]:
@@ -250,30 +286,110 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+@dataclass(slots=True)
+class Pending:
+    """A file read in phase one whose rules that need the project wait for it: its entry is
+    whole, or slim (only the places those rules read, when each says which: `Rule.keeps`)."""
+
+    entry: Entry
+    part: Part  # the rules left, and the suppressions phase one saw
+
+
 def read_all(
-    paths: Sequence[str], source: Source, config: Config
-) -> tuple[list[Entry], list[Diagnostic], list[Skipped]]:
-    """Phase one for `paths`: read, parse and classify each file."""
-    entries, diagnostics, skipped = [], [], []
+    paths: Sequence[str], source: Source, run: Run
+) -> tuple[list[Entry], list[Diagnostic], list[Skipped], list[Pending]]:
+    """Phase one for `paths`: read, parse and classify each file, and run the rules that need
+    no project at once. What is kept is what the project needs of each file (entries, as
+    `shared_only` keeps them) and what phase two needs (`Pending`): memory does not grow with
+    the parsed files."""
+    entries, diagnostics, skipped, pending = [], [], [], []
     for path in paths:
-        found = read_entry(path, source, config)
+        found = read_entry(path, source, run.config)
         if isinstance(found, Skipped):
             skipped.append(found)
         elif isinstance(found, Diagnostic):
             diagnostics.append(found)
         else:
-            entries.append(found)
-    return entries, diagnostics, skipped
+            own, waits = _first(found, run, source)
+            diagnostics += own
+            entries.append(shared_only(found))
+            if waits is not None:
+                pending.append(waits)
+    return entries, diagnostics, skipped, pending
 
 
-def check_all(entries: list[Entry], run: Run, source: Source, head: Project) -> list[Diagnostic]:
-    """Phase two for files read in phase one: every rule, against the whole project."""
+_NOT_YET: Project  # set below: the project as phase one sees it
+
+
+def _first(entry: Entry, run: Run, source: Source) -> tuple[list[Diagnostic], Pending | None]:
+    """Phase one of a file's check: the rules that need no project; and what phase two needs."""
+    if entry.rest is not None:
+        return [], Pending(entry, Part())  # read in chunks: checked whole in phase two
+    rules = run.rules_for(entry.kind.name, "own")
+    later = [(r, level) for r, level in rules if r.uses_project]
+    part = Part([(r, level) for r, level in rules if not r.uses_project], last=not later)
+    repeats = Repeats(run.config.max_repeats)
+    ctx = context(entry, run, _NOT_YET, None)
+    out = repeats.finish(_check_document(entry.doc, 0, entry, ctx, run, repeats, "own", part))
+    if not later or not entry.doc.ok:
+        return out, None
+    doc = entry.doc
+    rest = Part(later, problems=False, used=part.used, notes=part.notes)
+    keeps = [r.keeps for r, _ in later]
+    if all(k is not None for k in keeps):
+        places = [p for k in keeps if k is not None for p in k(doc)]
+        slim = Document(doc.path, doc.fmt, "", skeleton(doc.data, places), True, ())
+        rest.whole = _reader(slim, source, run.config)
+        return out, Pending(Entry(slim, entry.kind), rest)
+    return out, Pending(entry, rest)
+
+
+def _reader(slim: Document, source: Source, config: Config) -> Callable[[], Document]:
+    """The whole document of a slim one, read again (holding the parsed one would keep it)."""
+
+    def read() -> Document:
+        found = read_entry(slim.path, source, config)
+        # Changed since phase one (no longer parses): positions fall back to the file's start.
+        return found.doc if isinstance(found, Entry) and found.doc.ok else slim
+
+    return read
+
+
+def skeleton(data: JSON, places: Sequence[Pointer]) -> JSON:
+    """`data` with only the values at `places`, each where it was (list items keep their index;
+    the rest of a list is None): what a rule reads of a document, without the rest."""
+    if not places:
+        return {} if isinstance(data, dict) else None
+    if () in places:
+        return data
+    heads: dict[str | int, list[Pointer]] = {}
+    for p in places:
+        heads.setdefault(p[0], []).append(p[1:])
+    if isinstance(data, dict):
+        return {k: skeleton(data[k], rest) for k, rest in heads.items() if k in data}
+    if isinstance(data, list):
+        out: list[JSON] = [None] * len(data)
+        for i, rest in heads.items():
+            if isinstance(i, int) and 0 <= i < len(data):
+                out[i] = skeleton(data[i], rest)
+        return out
+    return data
+
+
+def check_all(pending: list[Pending], run: Run, source: Source, head: Project) -> list[Diagnostic]:
+    """Phase two for files read in phase one: the rules that need the whole project."""
     base = head.facts.get(base_project, head, run.baseline) if run.baseline else None
-    return [
-        d
-        for entry in entries
-        for d in check_entry(entry, context(entry, run, head, base), run, source)
-    ]
+    out: list[Diagnostic] = []
+    for p in pending:
+        ctx = context(p.entry, run, head, base)
+        if p.part.rules is None:
+            out += check_entry(p.entry, ctx, run, source)
+            continue
+        repeats = Repeats(run.config.max_repeats)
+        doc = p.entry.doc
+        found = _check_document(doc, 0, p.entry, ctx, run, repeats, "own", p.part)
+        out += repeats.finish(found)
+    return out
 
 
 def context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
@@ -290,3 +406,20 @@ def context(entry: Entry, run: Run, project: Project, base: Project | None) -> C
         engines=run.engines,
         root_name=run.root_name,
     )
+
+
+class _Unbuilt(Project):
+    """The project while phase one runs. Only rules that say they use the project
+    (`Rule.uses_project`) may read it, and they run in phase two: reading it here is a rule
+    that forgot to say so, and fails loudly rather than seeing an empty project."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(
+            f"a rule read the project ({name}) before it was built: give it reads_project=True"
+        )
+
+
+_NOT_YET = _Unbuilt()

@@ -27,7 +27,7 @@ from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
 from evallint.parse import Document, Format
-from evallint.project import Entry, Project, Rest
+from evallint.project import Entry, Project, Rest, shared_only
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -89,14 +89,11 @@ Packed = Entry | tuple[str, Format, bool, str, JSON]
 
 
 def pack(entry: Entry) -> Packed:
-    """What other files' rules may read of an entry: all of a definer, else the top-level
-    keys its kind shares (`Kind.shared`)."""
-    doc, kind = entry.doc, entry.kind
+    """An entry as `project.shared_only` keeps it, in the form that crosses a pipe fastest."""
+    doc, kind = shared_only(entry).doc, entry.kind
     if kind.defines is not None:
         return entry
-    data = doc.data
-    kept = {k: data[k] for k in kind.shared if k in data} if isinstance(data, dict) else None
-    return (doc.path, doc.fmt, doc.ok, kind.name, kept)
+    return (doc.path, doc.fmt, doc.ok, kind.name, doc.data)
 
 
 def unpack(packed: Packed) -> Entry:
@@ -115,14 +112,15 @@ class Serial:
     """Both phases in this process."""
 
     def __init__(self, paths: Sequence[str], run: Run, source: Source) -> None:
-        self._entries, self._diagnostics, self._skipped = read_all(paths, source, run.config)
+        found = read_all(paths, source, run)
+        self._entries, self._diagnostics, self._skipped, self._pending = found
         self._run, self._source = run, source
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
         return self._entries, self._diagnostics, self._skipped
 
     def check(self, head: Project) -> list[Diagnostic]:
-        return check_all(self._entries, self._run, self._source, head)
+        return check_all(self._pending, self._run, self._source, head)
 
 
 # What forked workers run, set just before the fork, inherited, never pickled.
@@ -197,23 +195,18 @@ def _receive(conn: Connection) -> Any:
     return payload
 
 
-def _path(packed: Packed) -> str:
-    return packed.doc.path if isinstance(packed, Entry) else packed[0]
-
-
 def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
     paths, step, run, source = _JOB
     try:
-        entries, diagnostics, skipped = read_all(paths[first::step], source, run.config)
-        gc.freeze()  # the parsed files live to the end: collections need not scan them again
+        entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
+        gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
-        own = {e.doc.path: e for e in entries}  # its own files in full
         packed: list[Packed]
         packed, broken = pickle.loads(conn.recv_bytes())
-        head = Project([own.get(_path(p)) or unpack(p) for p in packed], ordered=True)
+        head = Project([unpack(p) for p in packed], ordered=True)
         head.broken = broken
-        conn.send(("ok", check_all(entries, run, source, head)))
+        conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
         conn.send(("error", (f"{type(exc).__name__}: {exc}", detail)))

@@ -65,7 +65,10 @@ def lint(
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
     run.skipped += skipped
-    checked = len(entries) + sum(1 for d in run.diagnostics if d.rule == "parse-error")
+    # Files read but not kept as entries (unread, over the size limit) count by their error.
+    read = {e.doc.path for e in entries}
+    unread = {d.path for d in run.diagnostics if d.rule == "parse-error" and d.path not in read}
+    checked = len(entries) + len(unread)
     also = baseline.entries if baseline else []
     indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project

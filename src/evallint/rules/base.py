@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from evallint.model import Finding, Severity
+from evallint.model import Finding, Pointer, Severity
 
 if TYPE_CHECKING:
     from evallint.kinds import Kind
@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 Check = Callable[["Document", "Context"], Iterable[Finding]]
+# The places of its own document a rule that reads the project looks at: all a run keeps of
+# that document between reading it and building the project.
+Keeps = Callable[["Document"], Iterable[Pointer]]
 # Why a file is checked: it is in the run ("own": every rule), the run's ids affect it ("refs":
 # rules that look at other files' definitions), or it names a file the change deletes ("files").
 Scope = Literal["own", "refs", "files"]
@@ -50,6 +53,14 @@ class Rule:
     needs_base: bool = False  # reports only when the run has a base (--diff, --base)
     reads_files: bool = False  # looks at other files' existence: run where a deletion breaks it
     fixable: bool = False  # its findings may carry a safe fix (`check --fix` applies them)
+    reads_project: bool = False  # reads other files' definitions (beyond cross_file's rules)
+    keeps: Keeps | None = field(default=None, compare=False)  # None: the whole document
+
+    @property
+    def uses_project(self) -> bool:
+        """Whether it needs the project, so runs once every file is read: a rule that does not
+        runs as soon as its file is parsed, and the file is not kept for it."""
+        return self.cross_file or self.needs_base or self.reads_project
 
     def applies_to(self, kind: str) -> bool:
         return not self.kinds or kind in self.kinds
@@ -88,6 +99,8 @@ def rule(
     needs_base: bool = False,
     reads_files: bool = False,
     fixable: bool = False,
+    reads_project: bool = False,
+    keeps: Keeps | None = None,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -106,6 +119,8 @@ def rule(
             needs_base,
             reads_files,
             fixable,
+            reads_project,
+            keeps,
         )
 
     return wrap

@@ -355,6 +355,17 @@ def _decoded(value: object) -> object:
     return value
 
 
+def _envelope_places(doc: Document) -> list[Pointer]:
+    """Where eee-envelope-ref looks: every `additional_details`, in a record whose text could
+    hold a reference (the walk is skipped for the rest; `\\u` escapes could spell one)."""
+    if not any(needle in doc.text for needle in _ENVELOPE_NEEDLES):
+        return []
+    return [pointer for pointer, _ in _details(doc.data, ())]
+
+
+_ENVELOPE_NEEDLES = ("rubric/", "judge/", *_VERSION_MAPS, "\\u")
+
+
 def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
     """(where, "rubric/id@version") for each ai_eval version an aggregate records."""
     for pointer, details in _details(data, ()):
@@ -370,7 +381,13 @@ def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
                     yield here, item
 
 
-@rule("eee-envelope-ref", Severity.ERROR, kinds=(eee.AGGREGATE,), cross_file=True)
+@rule(
+    "eee-envelope-ref",
+    Severity.ERROR,
+    kinds=(eee.AGGREGATE,),
+    cross_file=True,
+    keeps=lambda doc: _envelope_places(doc),
+)
 def eee_envelope_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A result record names a rubric or judge version the repository does not define.
 

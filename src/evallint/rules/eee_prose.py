@@ -39,7 +39,13 @@ def _group_ids(project: Project) -> dict[str, list[str]]:
     return groups
 
 
-@rule("eee-duplicate-evaluation-id", Severity.WARNING, kinds=(eee.AGGREGATE,))
+@rule(
+    "eee-duplicate-evaluation-id",
+    Severity.WARNING,
+    kinds=(eee.AGGREGATE,),
+    reads_project=True,
+    keeps=lambda doc: [("evaluation_id",)],
+)
 def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Several records share one `evaluation_id`, which EEE's datastore keys results by.
 
