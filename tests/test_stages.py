@@ -41,7 +41,7 @@ from evallint.rules import ALL_RULES, BY_ID
 from evallint.rules.api import Context
 from evallint.rules.base import rule
 from evallint.validation.schemas import Engines
-from test_eee import MINIMAL_0_2_0, RECORD_PATH
+from test_eee import MINIMAL_0_2_0, RECORD_PATH, SAMPLE
 from test_rules_ai_eval import RUBRIC as RUBRIC_TEXT
 
 # Pinned to a version the run's rubric does not define: the run breaks it.
@@ -311,3 +311,25 @@ def test_an_escaped_envelope_reference_is_still_checked() -> None:
     files = {"rubrics/tone.yaml": RUBRIC_TEXT.replace("id: refunds", "id: tone"), RECORD_PATH: text}
     found = [(d.path, d.rule) for d in lint_files(files) if d.rule == "eee-envelope-ref"]
     assert found == [(RECORD_PATH, "eee-envelope-ref")]
+
+
+def test_a_file_read_in_chunks_is_checked_in_phase_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No rule of an instance file needs the project: its chunks are checked as they are read,
+    and nothing of it waits for phase two."""
+    from evallint import read
+    from evallint.io.source import FsSource
+
+    monkeypatch.setattr(read, "CHUNK", 1024)
+    sample = {**SAMPLE, "sample_hash": "00"}
+    lines = [json.dumps({**sample, "sample_id": str(i)}) for i in range(40)]
+    (tmp_path / "x_samples.jsonl").write_text("\n".join(lines) + "\n")
+    run = _run(Config(select=("eee-sample-hash",)))
+    _, found, _, pending = file.read_all(["x_samples.jsonl"], FsSource(tmp_path), run)
+    assert pending == []
+    assert [(d.span.line, d.rule) for d in found][:2] == [
+        (1, "eee-sample-hash"),
+        (2, "eee-sample-hash"),
+    ]
+    assert len(found) == 10 and found[-1].more == 30  # the repeat cap counted across chunks

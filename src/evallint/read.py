@@ -133,7 +133,9 @@ def _head(source: Source, path: str) -> str:
 # A JSONL file larger than CHUNK bytes, of a kind checked record by record, is read in chunks of
 # about CHUNK bytes of whole lines (then max-file-size does not apply to the file, only to each
 # line: memory stays flat). Its entry keeps only the first FIRST bytes, enough to tell its kind.
-CHUNK = 8 * MiB
+# 1 MiB: parsed, a chunk takes about 30 times its size; at 8 MiB a streamed file peaked at 230 MB
+# of memory, at 1 MiB at 60 MB, no slower.
+CHUNK = 1 * MiB
 FIRST = 64 * 1024
 
 

@@ -323,10 +323,13 @@ _NOT_YET: Project  # set below: the project as phase one sees it
 
 def _first(entry: Entry, run: Run, source: Source) -> tuple[list[Diagnostic], Pending | None]:
     """Phase one of a file's check: the rules that need no project; and what phase two needs."""
-    if entry.rest is not None:
-        return [], Pending(entry, Part())  # read in chunks: checked whole in phase two
     rules = run.rules_for(entry.kind.name, "own")
     later = [(r, level) for r, level in rules if r.uses_project]
+    if entry.rest is not None:
+        # Read in chunks, each checked with every rule: now, unless a rule needs the project.
+        if later:
+            return [], Pending(entry, Part())
+        return check_entry(entry, context(entry, run, _NOT_YET, None), run, source), None
     part = Part([(r, level) for r, level in rules if not r.uses_project], last=not later)
     repeats = Repeats(run.config.max_repeats)
     ctx = context(entry, run, _NOT_YET, None)
