@@ -42,9 +42,23 @@ class Run:
     skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
     _plans: dict[tuple[str, Scope], list[tuple[Rule, Severity]]] = field(default_factory=dict)
+    _phases: dict[str, tuple[list[tuple[Rule, Severity]], list[tuple[Rule, Severity]]]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self.levels = {r.id: level for r, level in self.active}
+
+    def phases(self, kind: str) -> tuple[list[tuple[Rule, Severity]], list[tuple[Rule, Severity]]]:
+        """A file's own rules split by phase: those that need no project, and those that do."""
+        found = self._phases.get(kind)
+        if found is None:
+            rules = self.rules_for(kind, "own")
+            found = self._phases[kind] = (
+                [(r, level) for r, level in rules if not r.uses_project],
+                [(r, level) for r, level in rules if r.uses_project],
+            )
+        return found
 
     def rules_for(self, kind: str, scope: Scope) -> list[tuple[Rule, Severity]]:
         """The active rules a file of this kind runs, worked out once per kind and scope."""
@@ -289,10 +303,14 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
 @dataclass(slots=True)
 class Pending:
     """A file read in phase one whose rules that need the project wait for it: its entry is
-    whole, or slim (only the places those rules read, when each says which: `Rule.keeps`)."""
+    whole, or slim (only the places those rules read, when each says which: `Rule.keeps`).
+    Thousands wait at once, so it holds no more than phase two needs."""
 
     entry: Entry
-    part: Part  # the rules left, and the suppressions phase one saw
+    chunked: bool = False  # read in chunks: every rule waits, and runs chunk by chunk
+    slim: bool = False
+    used: set[tuple[int, str]] | None = None  # suppressions phase one used, if any
+    notes: dict[int, Suppression] | None = None
 
 
 def read_all(
@@ -310,9 +328,10 @@ def read_all(
         elif isinstance(found, Diagnostic):
             diagnostics.append(found)
         else:
-            own, waits = _first(found, run, source)
+            shared = shared_only(found)
+            own, waits = _first(found, shared, run, source)
             diagnostics += own
-            entries.append(shared_only(found))
+            entries.append(shared)
             if waits is not None:
                 pending.append(waits)
     return entries, diagnostics, skipped, pending
@@ -321,30 +340,32 @@ def read_all(
 _NOT_YET: Project  # set below: the project as phase one sees it
 
 
-def _first(entry: Entry, run: Run, source: Source) -> tuple[list[Diagnostic], Pending | None]:
-    """Phase one of a file's check: the rules that need no project; and what phase two needs."""
-    rules = run.rules_for(entry.kind.name, "own")
-    later = [(r, level) for r, level in rules if r.uses_project]
+def _first(
+    entry: Entry, shared: Entry, run: Run, source: Source
+) -> tuple[list[Diagnostic], Pending | None]:
+    """Phase one of a file's check: the rules that need no project; and what phase two needs
+    (`shared`: what the project keeps of the file, which a slim entry reuses when it is all)."""
+    now, later = run.phases(entry.kind.name)
     if entry.rest is not None:
         # Read in chunks, each checked with every rule: now, unless a rule needs the project.
         if later:
-            return [], Pending(entry, Part())
+            return [], Pending(entry, chunked=True)
         return check_entry(entry, context(entry, run, _NOT_YET, None), run, source), None
-    part = Part([(r, level) for r, level in rules if not r.uses_project], last=not later)
+    part = Part(now, last=not later)
     repeats = Repeats(run.config.max_repeats)
     ctx = context(entry, run, _NOT_YET, None)
     out = repeats.finish(_check_document(entry.doc, 0, entry, ctx, run, repeats, "own", part))
     if not later or not entry.doc.ok:
         return out, None
-    doc = entry.doc
-    rest = Part(later, problems=False, used=part.used, notes=part.notes)
+    used = part.used or None
     keeps = [r.keeps for r, _ in later]
-    if all(k is not None for k in keeps):
-        places = [p for k in keeps if k is not None for p in k(doc)]
-        slim = Document(doc.path, doc.fmt, "", skeleton(doc.data, places), True, ())
-        rest.whole = _reader(slim, source, run.config)
-        return out, Pending(Entry(slim, entry.kind), rest)
-    return out, Pending(entry, rest)
+    if any(k is None for k in keeps):
+        return out, Pending(entry, used=used, notes=part.notes)
+    doc = entry.doc
+    data = skeleton(doc.data, [p for k in keeps if k is not None for p in k(doc)])
+    if data != shared.doc.data:
+        shared = Entry(Document(doc.path, doc.fmt, "", data, True, ()), entry.kind)
+    return out, Pending(shared, slim=True, used=used, notes=part.notes)
 
 
 def _reader(slim: Document, source: Source, config: Config) -> Callable[[], Document]:
@@ -385,13 +406,19 @@ def check_all(pending: list[Pending], run: Run, source: Source, head: Project) -
     out: list[Diagnostic] = []
     for p in pending:
         ctx = context(p.entry, run, head, base)
-        if p.part.rules is None:
+        if p.chunked:
             out += check_entry(p.entry, ctx, run, source)
             continue
-        repeats = Repeats(run.config.max_repeats)
         doc = p.entry.doc
-        found = _check_document(doc, 0, p.entry, ctx, run, repeats, "own", p.part)
-        out += repeats.finish(found)
+        part = Part(
+            run.phases(p.entry.kind.name)[1],
+            problems=False,
+            used=p.used if p.used is not None else set(),
+            notes=p.notes,
+            whole=_reader(doc, source, run.config) if p.slim else None,
+        )
+        repeats = Repeats(run.config.max_repeats)
+        out += repeats.finish(_check_document(doc, 0, p.entry, ctx, run, repeats, "own", part))
     return out
 
 
