@@ -333,3 +333,18 @@ def test_a_file_read_in_chunks_is_checked_in_phase_one(
         (2, "eee-sample-hash"),
     ]
     assert len(found) == 10 and found[-1].more == 30  # the repeat cap counted across chunks
+
+
+def test_a_slim_file_that_changed_before_phase_two_is_placed_at_its_start() -> None:
+    record = {**MINIMAL_0_2_0, "evaluation_id": "same"}
+    text = json.dumps(record, indent=2) + "\n"
+    other = RECORD_PATH.replace("3f2b1c9e", "4c1d2e3f")
+    source = DictSource({RECORD_PATH: text, other: text})
+    run = _run()
+    entries, _, _, pending = file.read_all([RECORD_PATH, other], source, run)
+    source.files[RECORD_PATH] = b'{"evaluation_id": '  # rewritten mid-run, no longer JSON
+    later = file.check_all(pending, run, source, Project(entries))
+    assert [(d.path, d.span.line, d.span.column) for d in later] == [
+        (RECORD_PATH, 1, 1),
+        (other, text.splitlines().index('  "evaluation_id": "same",') + 1, 20),
+    ]

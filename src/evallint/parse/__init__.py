@@ -84,6 +84,10 @@ class Document:
 
 
 def _source_map(doc: Document) -> SourceMap | None:
+    if not doc.text:
+        # A document kept without its text (what the project keeps of a file): no positions,
+        # so findings sit at the start of the file rather than anywhere false.
+        return None
     if doc.fmt == "json" and not doc.problems:
         # Duplicate-free JSON without NaN (the first parse reports those as problems): seek the
         # spans, without parsing the file again.
