@@ -470,3 +470,13 @@ def test_a_large_value_repeated_under_many_duplicate_keys_is_decoded_once(
     loaded = load_json(text)
     assert sum(p.rule == "duplicate-key" for p in loaded.problems) == 300
     assert len(calls) == len(set(calls)) <= 302  # the document once, then each value once
+
+
+def test_an_integer_python_can_read_but_past_the_limit_is_still_a_parse_error() -> None:
+    """4,100 digits parse in Python (its limit is 4,300), so only the text scan catches them."""
+    digits = "7" * 4100
+    padding = " " * 5000  # a long file: the scan runs only on files longer than the limit
+    text = '{"questions": [],' + padding + '"n": 1' + digits + "}"
+    assert found("datasets/d.json", text) == [
+        (1, 5023, "parse-error", "an integer of more than 4,000 digits")
+    ]
