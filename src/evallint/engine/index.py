@@ -12,7 +12,7 @@ the run could break it. The rest of the tree is never parsed, and with a warm ca
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,11 +36,13 @@ class Indexed:
 class Store(Protocol):
     """Summaries kept between runs (`io/cache.py`)."""
 
-    def known(self, path: str) -> str | None: ...  # the content key, when known unread
+    def known(self) -> Mapping[str, str]: ...  # path -> content key, for files known unread
 
-    def get(self, path: str, key: str) -> JSON: ...
+    def kept(self) -> Mapping[str, JSON]: ...  # path -> [content key, summary as JSON]
 
     def put(self, path: str, key: str, summary: JSON) -> None: ...
+
+    def keep(self, paths: Iterable[str]) -> None: ...  # the paths asked about, to save
 
     def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
 
@@ -121,14 +123,25 @@ def build(
     def load(path: str) -> Entry:
         return _load(path, source, config)
 
+    known: Mapping[str, str] = store.known() if store is not None else {}
+    kept: Mapping[str, JSON] = store.kept() if store is not None else {}
     for path in tree:
         if path in inside or format_of(path) is None:
             continue
-        key = store.known(path) if store is not None else None
+        key = known.get(path)
         if key is None and leaves is not None and leaves(path):
             continue  # never read a file a symlink takes out of the project
         others.append(path)
-        summary = _summary(path, key, source, config, store)
+        cached = _cached(kept.get(path), key)
+        if isinstance(cached, str):
+            # Most files: they define nothing, and their summary is the text they mention.
+            refs = _refs_to(cached, named)
+            if refs:
+                mentioning.append((path, refs))
+            continue
+        summary = Summary.from_json(cached) if cached is not None else None
+        if summary is None:
+            summary = _summary(path, key, source, config, store)
         if summary.kind is not None and not summary.ident:
             broken.append((summary.kind, path))
         elif summary.kind is not None:
@@ -141,6 +154,8 @@ def build(
             refs = _refs_to(summary.mentions, named)
             if refs:
                 mentioning.append((path, refs))
+    if store is not None:
+        store.keep(others)
     project = Project(linted, later=later)
     for kind_name, path in broken:
         project.add_broken(BY_NAME[kind_name], path)
@@ -160,14 +175,17 @@ def build(
     return Indexed(project, tuple(touched + referrers), tuple(naming))
 
 
+def _cached(entry: JSON, key: str | None) -> JSON:
+    """The summary an earlier run kept, when it was made from this content; else None."""
+    if key is not None and isinstance(entry, list) and len(entry) == 2 and entry[0] == key:
+        return entry[1]
+    return None
+
+
 def _summary(
     path: str, key: str | None, source: Source, config: Config, store: Store | None
 ) -> Summary:
-    """The file's summary: the cache's for this content, else made from its bytes (and kept)."""
-    if store is not None and key is not None:
-        found = Summary.from_json(store.get(path, key))
-        if found is not None:
-            return found
+    """The file's summary, made from its bytes (and kept for the next run)."""
     raw = _bytes(path, source, config)
     if raw is None:
         # Unreadable, or over the size limit (never parsed, as the run itself would not): it

@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from evallint.about import __version__
@@ -52,27 +52,26 @@ class TreeCache:
         self._used: set[str] = set()
         self._dirty = False
 
-    def known(self, path: str) -> str | None:
-        """The content key of a file git knows to be clean, without reading it. With nothing
-        cached yet every file is read anyway, and hashed the way git does it: asking git first
-        would only add its two listings to a cold run."""
+    def known(self) -> Mapping[str, str]:
+        """The content keys of the files git knows to be clean, without reading them. With
+        nothing cached yet every file is read anyway, and hashed the way git does it: asking
+        git first would only add its two listings to a cold run."""
         if self._known is None:
             warm = self._in_git and bool(self._load())
             self._known = (git.clean_blobs(self._root) if warm else None) or {}
-        return self._known.get(path)
+        return self._known
 
-    def get(self, path: str, key: str) -> JSON:
-        """The summary kept for this path and content, or None."""
-        found = self._load().get(path)
-        self._used.add(path)
-        if isinstance(found, list) and len(found) == 2 and found[0] == key:
-            return found[1]
-        return None
+    def kept(self) -> Mapping[str, JSON]:
+        """path -> [content key, summary], as earlier runs left them (check the key)."""
+        return self._load()
 
     def put(self, path: str, key: str, summary: JSON) -> None:
         self._load()[path] = [key, summary]
-        self._used.add(path)
         self._dirty = True
+
+    def keep(self, paths: Iterable[str]) -> None:
+        """The paths this run asked about: only theirs are saved (deleted files drop out)."""
+        self._used.update(paths)
 
     def grep(self, needles: Sequence[bytes]) -> set[str] | None:
         """The files that hold any of the strings, from git's own search; None: not known."""
