@@ -67,7 +67,11 @@ def _lint(r: Repo, paths: list[str]) -> tuple[list[str], list[str]]:
     them, with the cache on disk."""
     tree = sorted(
         subprocess.run(
-            ["git", "ls-files"], cwd=r.root, capture_output=True, text=True, check=True
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+            cwd=r.root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.split()
     )
     store, why = open_cache(r.root, True, Config(), tree, enabled=True)
@@ -206,3 +210,18 @@ def test_a_definer_whose_id_cannot_be_read_is_named_from_its_summary(r: Repo, ru
             "check", "--jobs", jobs, "datasets/d1.yaml", "datasets/d2.yaml", cwd=r.root
         )
         assert code == 1 and out.splitlines()[0] == expected
+
+
+def test_an_untracked_file_is_hashed_and_its_summary_reused(r: Repo) -> None:
+    """Git knows no blob id for it: it is read and hashed each run, but an unchanged one is not
+    summarized again, and the cache is not written again for it."""
+    r.write({"datasets/new.yaml": _dataset("rubric/r3@1.0.0")})
+    _lint(r, ["datasets/d5.yaml"])
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    before = cache.stat().st_mtime_ns
+    shown, reads = _lint(r, ["datasets/d5.yaml"])
+    assert shown == [] and "datasets/new.yaml" in reads
+    assert cache.stat().st_mtime_ns == before
+    r.write({"datasets/new.yaml": _dataset("rubric/r3@9.0.0")})
+    assert _lint(r, ["datasets/d5.yaml"])[0] == []  # not the run's to report
+    assert cache.stat().st_mtime_ns != before

@@ -192,11 +192,19 @@ def _summary(
         # defines nothing a reference could resolve to, and nothing of it is kept.
         kind = _definer_by_path(path, config)
         return Summary(kind=kind.name) if kind is not None else NOTHING
-    summary = _summarize(path, raw, source, config)
-    if store is not None:
+    if store is None:
+        return _summarize(path, raw, source, config)
+    if key is None:
+        # Modified or untracked: its key is its bytes' hash, and an earlier run may have kept
+        # the summary of these very bytes (then nothing is written again).
         from evallint.io.cache import blob_id
 
-        store.put(path, key or blob_id(raw), summary.to_json())
+        key = blob_id(raw)
+        found = Summary.from_json(_cached(store.kept().get(path), key))
+        if found is not None:
+            return found
+    summary = _summarize(path, raw, source, config)
+    store.put(path, key, summary.to_json())
     return summary
 
 
