@@ -153,3 +153,21 @@ def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
             "line 31 is over max-file-size (4,096 bytes); the rest of the file is not read",
         )
     ]
+
+
+def test_a_bad_byte_in_a_later_chunk_is_at_its_offset_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [line.encode() for line in _lines(400)]
+    lines[300] = b'{"sample_id": "\xff"}'
+    folder = tmp_path / FOLDER
+    folder.mkdir(parents=True)
+    raw = b"\n".join(lines) + b"\n"
+    (folder / f"{UUID}_samples.jsonl").write_bytes(raw)
+    bad = raw.index(b"\xff")
+    expected = f"not valid UTF-8: byte 0xff at offset {bad}"
+    whole = [d for d, _ in _check(tmp_path) if "UTF-8" in d.message]
+    monkeypatch.setattr(read, "CHUNK", 4096)
+    streamed = [d for d, _ in _check(tmp_path) if "UTF-8" in d.message]
+    assert [(d.span.line, d.span.column, d.message) for d in whole] == [(301, 16, expected)]
+    assert streamed == whole

@@ -159,9 +159,9 @@ def chunks(entry: Entry, source: Source, limit: int) -> Iterator[tuple[Document,
     rest = entry.rest
     if rest is None or not isinstance(source, Streams):
         return
-    path, lines, number = entry.doc.path, rest.lines, 1
+    path, lines, number, offset = entry.doc.path, rest.lines, 1, rest.offset
     with source.open(path) as f:
-        f.seek(rest.offset)
+        f.seek(offset)
         for raw in _line_blocks(f, CHUNK, limit):
             if raw is None:
                 message = (
@@ -171,8 +171,8 @@ def chunks(entry: Entry, source: Source, limit: int) -> Iterator[tuple[Document,
                 problem = Problem(Span(1, 1, 1, 2), message)
                 yield Document(path, "jsonl", "", [], True, (problem,)), lines, number
                 return
-            yield parse(path, raw, "jsonl"), lines, number
-            lines, number = lines + raw.count(b"\n"), number + 1
+            yield parse(path, raw, "jsonl", offset), lines, number
+            lines, number, offset = lines + raw.count(b"\n"), number + 1, offset + len(raw)
 
 
 def _line_blocks(f: BinaryIO, size: int, limit: int) -> Iterator[bytes | None]:

@@ -116,21 +116,23 @@ def decode(raw: bytes, base: int = 0) -> str | Problem:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def parse(path: str, raw: bytes, fmt: Format) -> Document:
-    text = decode(raw)
+def parse(path: str, raw: bytes, fmt: Format, base: int = 0) -> Document:
+    """`base`: the offset of `raw` in its file (a chunk of a streamed JSONL file), for the byte
+    offsets messages give."""
+    text = decode(raw, base)
     bad: tuple[Problem, ...] = ()
     if isinstance(text, Problem):
         if fmt != "jsonl":
             return Document(path, fmt, "", None, False, (text,))
         # One bad byte costs its record, never the file: the other lines are still checked.
-        text, bad = _decode_lines(raw)
+        text, bad = _decode_lines(raw, base)
     loaded: Loaded = _LOADERS[fmt](text)
     return Document(path, fmt, text, loaded.data, loaded.ok, bad + loaded.problems)
 
 
-def _decode_lines(raw: bytes) -> tuple[str, tuple[Problem, ...]]:
+def _decode_lines(raw: bytes, base: int = 0) -> tuple[str, tuple[Problem, ...]]:
     """JSONL decoded line by line; a line that is not UTF-8 is reported and left blank."""
-    lines, problems, offset = [], [], 0
+    lines, problems, offset = [], [], base
     for number, line in enumerate(raw.split(b"\n"), start=1):
         found = decode(line, offset)
         offset += len(line) + 1
