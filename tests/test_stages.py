@@ -267,13 +267,18 @@ def test_a_skeleton_keeps_only_the_places_asked_for_where_they_were() -> None:
     assert file.skeleton(data, [()]) is data
 
 
-def test_phase_one_keeps_of_a_record_only_what_the_project_rules_read() -> None:
-    """An EEE record's own rules run as it is read; for the duplicate-id rule only its
-    evaluation_id is kept, and the finding is placed by reading the file again."""
+def _twin_records() -> tuple[str, str, DictSource]:
+    """Two EEE records that share one evaluation_id: (their text, the second's path, both)."""
     record = {**MINIMAL_0_2_0, "evaluation_id": "same"}
     text = json.dumps(record, indent=2) + "\n"
     other = RECORD_PATH.replace("3f2b1c9e", "4c1d2e3f")
-    source = DictSource({RECORD_PATH: text, other: text})
+    return text, other, DictSource({RECORD_PATH: text, other: text})
+
+
+def test_phase_one_keeps_of_a_record_only_what_the_project_rules_read() -> None:
+    """An EEE record's own rules run as it is read; for the duplicate-id rule only its
+    evaluation_id is kept, and the finding is placed by reading the file again."""
+    text, other, source = _twin_records()
     run = _run()
     entries, found, _, pending = file.read_all([RECORD_PATH, other], source, run)
     assert [p.entry.doc.text for p in pending] == ["", ""]
@@ -336,10 +341,7 @@ def test_a_file_read_in_chunks_is_checked_in_phase_one(
 
 
 def test_a_slim_file_that_changed_before_phase_two_is_placed_at_its_start() -> None:
-    record = {**MINIMAL_0_2_0, "evaluation_id": "same"}
-    text = json.dumps(record, indent=2) + "\n"
-    other = RECORD_PATH.replace("3f2b1c9e", "4c1d2e3f")
-    source = DictSource({RECORD_PATH: text, other: text})
+    text, other, source = _twin_records()
     run = _run()
     entries, _, _, pending = file.read_all([RECORD_PATH, other], source, run)
     source.files[RECORD_PATH] = b'{"evaluation_id": '  # rewritten mid-run, no longer JSON
