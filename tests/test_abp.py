@@ -44,6 +44,22 @@ def test_cases_instead_of_evals() -> None:
     )
 
 
+def test_the_legacy_cases_key_is_read_and_checked_as_the_runner_reads_it() -> None:
+    """The ai_best_practices runner reads `behavioral_cases` when `evals` is absent: no
+    evals-key-missing, and its cases are checked as cases."""
+    text = """{"skill_name": "x", "behavioral_cases": [
+  {"id": "a", "prompt": "p", "must_contain_anyy": ["x"]},
+  {"id": "a", "prompt": "p", "verify": "eval/missing.sh"}
+]}"""
+    assert found("eval/evals.json", text) == [
+        (2, 30, "key-typo", "unknown key 'must_contain_anyy'; did you mean 'must_contain_any'?"),
+        (3, 10, "duplicate-case-id", "duplicate case id 'a' (first on line 2)"),
+        (3, 40, "missing-file", "'eval/missing.sh' does not exist (looked for eval/missing.sh)"),
+    ]
+    both = '{"skill_name": "x", "evals": [], "behavioral_cases": [{"id": "a", "id2": 1}]}'
+    assert found("eval/evals.json", both) == []  # with `evals`, the legacy key is not read
+
+
 def test_duplicate_case_ids_and_unknown_markdown_rules() -> None:
     text = """{"evals": [
   {"id": "a", "prompt": "p", "check_markdown_structure": {"min_heading": 2}},

@@ -445,7 +445,12 @@ def abp_evals() -> S:
                 "note": string("Free text for people."),
                 "evals": {
                     "type": "array",
-                    "description": "The cases (the runner reads only this key).",
+                    "description": "The cases.",
+                    "items": {"$ref": "#/definitions/case"},
+                },
+                "behavioral_cases": {
+                    "type": "array",
+                    "description": "The cases, under their legacy key: read only without `evals`.",
                     "items": {"$ref": "#/definitions/case"},
                 },
             },

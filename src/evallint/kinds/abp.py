@@ -32,20 +32,33 @@ def _skill_file(data: JSON) -> Iterator[FileRef]:
         yield FileRef(("skill_file",), data["skill_file"], search="site")
 
 
+LEGACY_CASES = "behavioral_cases"
+
+
+def case_key(data: JSON) -> str:
+    """Where the runner reads the cases: `evals`, else the legacy `behavioral_cases` (the
+    ai_best_practices runner reads `data.get("evals", data.get("behavioral_cases", []))`)."""
+    if isinstance(data, dict) and "evals" not in data and LEGACY_CASES in data:
+        return LEGACY_CASES
+    return "evals"
+
+
 def evals_files(data: JSON) -> Iterator[FileRef]:
     """skill_file and the case scripts, which the runner resolves from the root of the project it
     works in (the repository, or the Drupal site that holds it)."""
     yield from _skill_file(data)
-    for i, case in items(data, "evals"):
-        for key in SCRIPTS:
-            if isinstance(case.get(key), str):
-                yield FileRef(("evals", i, key), case[key], search="site")
+    key = case_key(data)
+    for i, case in items(data, key):
+        for script in SCRIPTS:
+            if isinstance(case.get(script), str):
+                yield FileRef((key, i, script), case[script], search="site")
 
 
 def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
-    for i, case in items(data, "evals"):
+    key = case_key(data)
+    for i, case in items(data, key):
         if "id" in case:
-            yield ("evals", i, "id"), case["id"]
+            yield (key, i, "id"), case["id"]
 
 
 EVALS = Kind(

@@ -47,15 +47,17 @@ def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
 def evals_key_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An evals.json has no `evals` list, so its runner runs no case at all.
 
-    The ai_best_practices runner reads only `evals`; real files that say `cases` load without
-    an error and run zero cases.
+    The ai_best_practices runner reads `evals` (or, without it, the legacy `behavioral_cases`,
+    which is checked like `evals`) and runs zero cases when neither is there;
+    agent-module-documentation's runner reads `spec["evals"]` and stops with a KeyError. Real
+    files that say `cases` do both.
 
     Bad (evals/refunds/evals.json):
         {"skill_name": "refunds", "cases": [{"id": "window", "prompt": "a"}]}
     Good (evals/refunds/evals.json):
         {"skill_name": "refunds", "evals": [{"id": "window", "prompt": "a"}]}
     """
-    if not isinstance(doc.data, dict) or "evals" in doc.data:
+    if not isinstance(doc.data, dict) or abp.case_key(doc.data) in doc.data:
         return
     if "cases" in doc.data:
         yield Finding(
