@@ -22,9 +22,24 @@ def test_clean_files() -> None:
     assert found("evals/x/evals.json", json.dumps(evals), given=SKILL) == []
     checks = {
         "skill_file": "skills/refunds/SKILL.md",
-        "assertions": [{"id": "S1", "check": "order", "first": "a", "second": "b"}],
+        "assertions": [
+            {"id": "S1", "description": "d", "check": "order", "first": "a", "second": "b"}
+        ],
     }
     assert found("evals/x/static-checks.json", json.dumps(checks), given=SKILL) == []
+
+
+def test_what_the_runners_read_without_a_default_is_required() -> None:
+    """Both runners read a case's `id` and `prompt`, and a static check's `description`, with
+    no default: a file without them stops the runner with a KeyError."""
+    text = '{"skill_name": "x", "evals": [\n  {"id": "a", "question": "q"}\n]}'
+    assert found("eval/evals.json", text) == [
+        (2, 3, "schema-violation", "missing required key 'prompt'")
+    ]
+    checks = '{"assertions": [\n  {"id": "S1", "check": "contains", "text": "t"}\n]}'
+    assert found("eval/static-checks.json", checks) == [
+        (2, 3, "schema-violation", "missing required key 'description'")
+    ]
 
 
 def test_cases_instead_of_evals() -> None:
@@ -56,8 +71,9 @@ def test_the_legacy_cases_key_is_read_and_checked_as_the_runner_reads_it() -> No
         (3, 10, "duplicate-case-id", "duplicate case id 'a' (first on line 2)"),
         (3, 40, "missing-file", "'eval/missing.sh' does not exist (looked for eval/missing.sh)"),
     ]
-    both = '{"skill_name": "x", "evals": [], "behavioral_cases": [{"id": "a", "id2": 1}]}'
-    assert found("eval/evals.json", both) == []  # with `evals`, the legacy key is not read
+    both = """{"skill_name": "x", "evals": [{"id": "a", "prompt": "p"}],
+  "behavioral_cases": [{"id": "a", "prompt": "p"}]}"""
+    assert found("eval/evals.json", both) == []  # with `evals`, the legacy ids are not cases
 
 
 def test_duplicate_case_ids_and_unknown_markdown_rules() -> None:
@@ -97,8 +113,8 @@ def test_file_references() -> None:
 
 def test_static_check_arguments() -> None:
     text = """{"assertions": [
-  {"id": "S1", "check": "order", "first": "a"},
-  {"id": "S2", "check": "max_line", "limit": 3}
+  {"id": "S1", "check": "order", "first": "a", "description": "d"},
+  {"id": "S2", "check": "max_line", "limit": 3, "description": "d"}
 ]}"""
     assert found("eval/static-checks.json", text) == [
         (2, 3, "schema-violation", "missing required key 'second'"),

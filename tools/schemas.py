@@ -395,7 +395,8 @@ def abp_evals() -> S:
     case: S = {
         "type": "object",
         "description": "One case. Unknown keys are allowed; misspelt known ones are reported.",
-        "required": ["id"],
+        # Both runners read case["id"] and case["prompt"] without a default (a KeyError).
+        "required": ["id", "prompt"],
         "properties": {
             "id": {"type": ["string", "integer"], "description": "Case id, unique in the file."},
             "prompt": string("What the skill under test is asked."),
@@ -450,7 +451,7 @@ def abp_evals() -> S:
                 },
                 "behavioral_cases": {
                     "type": "array",
-                    "description": "The cases, under their legacy key: read only without `evals`.",
+                    "description": "The cases under their legacy key (read only without `evals`).",
                     "items": {"$ref": "#/definitions/case"},
                 },
             },
@@ -472,7 +473,8 @@ def abp_static_checks() -> S:
     assertion: S = {
         "type": "object",
         "description": "One check on the skill file; `check` selects its arguments.",
-        "required": ["id", "check"],
+        # The runner reads a["id"], a["description"] and a["check"] without a default.
+        "required": ["id", "description", "check"],
         "properties": {
             "id": string("Assertion id."),
             "description": string("What the assertion is for."),

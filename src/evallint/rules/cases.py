@@ -22,9 +22,9 @@ def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     this only at run time). Reported on the second, naming the line of the first.
 
     Bad (evals/refunds/evals.json):
-        {"evals": [{"id": "window", "prompt": "a"}, {"id": "window"}], "skill_name": "r"}
+        {"evals": [{"id": "w", "prompt": "a"}, {"id": "w", "prompt": "b"}], "skill_name": "r"}
     Good (evals/refunds/evals.json):
-        {"evals": [{"id": "window", "prompt": "a"}, {"id": "credit"}], "skill_name": "r"}
+        {"evals": [{"id": "w", "prompt": "a"}, {"id": "c", "prompt": "b"}], "skill_name": "r"}
     """
     if ctx.kind.case_ids is None:
         return
