@@ -226,3 +226,20 @@ def test_evals_json_without_skill_name() -> None:
     assert found("evals/x/evals.json", '{"evals": []}') == [
         (1, 1, "skill-name-missing", "no 'skill_name': some runners read it and stop without it")
     ]
+
+
+def test_a_skill_file_may_be_a_skill_name() -> None:
+    """The runner reads `skill_file` as a path, then as `skills/<name>/SKILL.md`."""
+    skill = {"skills/refunds/SKILL.md": "# Refunds\n"}
+    for key in ("skills/refunds/SKILL.md", "refunds"):
+        evals = {"skill_name": "r", "skill_file": key, "evals": [{"id": "a", "prompt": "p"}]}
+        assert found("eval/x/evals.json", json.dumps(evals), given=skill) == []
+    typo = {"skill_name": "r", "skill_file": "skills/refundz/SKILL.md", "evals": []}
+    assert found("eval/x/evals.json", json.dumps(typo), given=skill) == [
+        (
+            1,
+            35,
+            "missing-file",
+            "'skills/refundz/SKILL.md' does not exist (looked for skills/refundz/SKILL.md)",
+        )
+    ]

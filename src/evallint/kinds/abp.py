@@ -28,8 +28,12 @@ SCRIPTS = ("setup", "reset", "verify", "cleanup")
 
 
 def _skill_file(data: JSON) -> Iterator[FileRef]:
+    """The runner reads `skill_file` as a path from the project root, then as a skill's name
+    (`skills/<skill_file>/SKILL.md`; only a bare name can be one, so only then is it tried)."""
     if isinstance(data, dict) and isinstance(data.get("skill_file"), str):
-        yield FileRef(("skill_file",), data["skill_file"], search="site")
+        name = data["skill_file"]
+        also = (f"skills/{name}/SKILL.md",) if name and "/" not in name else ()
+        yield FileRef(("skill_file",), name, search="site", also=also)
 
 
 LEGACY_CASES = "behavioral_cases"

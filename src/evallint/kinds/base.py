@@ -30,6 +30,7 @@ class FileRef:
     pointer: Pointer
     path: str  # as written
     search: Search = "folder"
+    also: tuple[str, ...] = ()  # project-relative paths the runner tries after the others
 
 
 def _inside(path: str) -> str | None:
@@ -58,7 +59,7 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
         bare = text.lstrip("/\\")
         parts = here.split("/") if here else []
         tried = ["/".join([*parts[:n], bare]) for n in range(len(parts), -1, -1)]
-    found = [p for p in map(_inside, tried) if p is not None]
+    found = [p for p in map(_inside, [*tried, *ref.also]) if p is not None]
     return list(dict.fromkeys(found)) if len(found) > 1 else found
 
 
