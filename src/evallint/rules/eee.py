@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An EEE record declares no `schema_version`, or one no EEE release has.
 
-    Each record is validated against the schema of the version it declares, so the version must
-    be a released one, from 0.0.1 to 0.3.0 (the values `--eee-version` accepts).
+    evallint validates each record against the schema of the version it declares, so the
+    version must be a released one, from 0.0.1 to 0.3.0 (the values `--eee-version` accepts);
+    without one the record could not be checked at all. EEE's own `validate` does not compare
+    the value: it checks every record against its newest models.
 
     Bad (data/helm/acme/model-x/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.9", "evaluation_results": []}
