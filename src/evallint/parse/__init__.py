@@ -126,7 +126,13 @@ def parse(path: str, raw: bytes, fmt: Format, base: int = 0) -> Document:
             return Document(path, fmt, "", None, False, (text,))
         # One bad byte costs its record, never the file: the other lines are still checked.
         text, bad = _decode_lines(raw, base)
-    loaded: Loaded = _LOADERS[fmt](text)
+        loaded = load_jsonl(text)
+    elif fmt == "yaml":
+        loaded = load_yaml(text)
+    else:  # the JSON loaders may take the bytes' fast path (the text without its BOM)
+        start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+        load = load_json if fmt == "json" else load_jsonl
+        loaded = load(text, raw=raw[start:] if start else raw)
     return Document(path, fmt, text, loaded.data, loaded.ok, bad + loaded.problems)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from functools import cache
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
@@ -51,7 +52,56 @@ def _strict_loads(text: str, flags: _Flags) -> JSON:
     return _strict_decoder(flags).decode(text)
 
 
-def load_json(text: str, *, record: bool = False) -> Loaded:
+class _Miss:
+    """The fast path could not vouch for the text: the strict parser decides."""
+
+
+MISS = _Miss()
+_ZERO_BYTES = bytes.maketrans(b"123456789", b"0" * 9)
+# orjson reads an integer past 64 bits as a float; only a run of 19 digits can hold one.
+_WIDE_INT = b"0" * 19
+
+
+@cache
+def _fast_parser() -> tuple[Callable[[bytes], Any], Callable[[Any], bytes]] | None:
+    """orjson's loads and dumps when the `fast` extra is installed (imported on first use)."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.loads, orjson.dumps
+
+
+def quick_loads(raw: bytes) -> JSON | _Miss:
+    """What the strict parser would return for `raw`, at C speed, or MISS.
+
+    orjson rejects NaN, Infinity, trailing commas and bad escapes as the strict path does, but
+    keeps the last of repeated keys silently. The colons tell: each key of the text has one,
+    and so does each of the parsed data once written out compactly, while a colon inside a
+    string stays one colon both ways (unless escaped as \\u003a, which is left to the strict
+    path). Repeated keys drop keys and values, so the data has fewer colons than the text
+    exactly when a key repeats. Any doubt (wide integers, an exception) is a MISS."""
+    fast = _fast_parser()
+    if fast is None or b"\\u003" in raw or _WIDE_INT in raw.translate(_ZERO_BYTES):
+        return MISS
+    loads, dumps = fast
+    try:
+        data: JSON = loads(raw)
+        if dumps(data).count(b":") == raw.count(b":"):
+            return data
+    except (ValueError, TypeError, RecursionError):  # orjson's errors derive from ValueError
+        pass
+    return MISS
+
+
+def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> Loaded:
+    """`raw`: the bytes `text` was decoded from, when known, for the fast path."""
+    found = MISS if raw is None else quick_loads(raw)
+    if not isinstance(found, _Miss):
+        beyond = _beyond_limits(text, found, digits=False)
+        if beyond is not None:
+            return Loaded(None, False, (beyond,), None)
+        return Loaded(found, True, (), seeking_map(text) if record else None)
     flags = _Flags()
     try:
         data = _strict_loads(text, flags)
@@ -76,8 +126,9 @@ def load_json(text: str, *, record: bool = False) -> Loaded:
     return Loaded(data, True, problems, smap)
 
 
-def load_jsonl(text: str, *, record: bool = False) -> Loaded:
-    """One record per line; data is the list of records, pointers start with the record index."""
+def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> Loaded:
+    """One record per line; data is the list of records, pointers start with the record index.
+    `raw`: the bytes `text` was decoded from, when known, for the fast path."""
     records: list[JSON] = []
     problems: list[Problem] = []
     index = LineIndex(text)
@@ -85,10 +136,25 @@ def load_jsonl(text: str, *, record: bool = False) -> Loaded:
     offset = 0
     flags = _Flags()
     decode = _strict_decoder(flags).decode
+    quick = quick_loads if raw is not None and _fast_parser() is not None else None
+    raws = raw.split(b"\n") if quick is not None and raw is not None else ()
     for number, line in enumerate(text.split("\n"), start=1):
         start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
+        if quick is not None:
+            found = quick(raws[number - 1])
+            if not isinstance(found, _Miss):
+                beyond = _beyond_limits(line, found, digits=False)
+                if beyond is not None:
+                    s = beyond.span
+                    span = Span(number, s.column, number, s.end_column)
+                    problems.append(Problem(span, beyond.message))
+                    continue
+                records.append(found)
+                if record:
+                    walker.value(_skip(text, start), (len(records) - 1,))
+                continue
         flags.suspect = False
         try:
             found = decode(line)
@@ -123,14 +189,17 @@ _LONG_RUN = "0" * (MAX_DIGITS + 1)
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.S)
 
 
-def _beyond_limits(text: str, data: JSON) -> Problem | None:
+def _beyond_limits(text: str, data: JSON, *, digits: bool = True) -> Problem | None:
     """Nesting past MAX_DEPTH or an integer past MAX_DIGITS, where the text has it (`data`:
-    None when the parser gave up on either). Cheap for the common file: only a file with more
-    brackets than MAX_DEPTH can nest that deep, and only a long one can hold such a number."""
+    None when the parser gave up on either; `digits`: False when the text is known to hold no
+    long run of digits). Cheap for the common file: only a file with more brackets than
+    MAX_DEPTH can nest that deep, and only a long one can hold such a number."""
     if data is None or (text.count("[") + text.count("{") > MAX_DEPTH and too_deep(data)):
         offset = _deep_offset(text)
         if offset is not None:
             return _problem_at(text, offset, f"nesting deeper than {MAX_DEPTH} levels")
+    if not digits:
+        return None
     if data is None or (len(text) > MAX_DIGITS and _LONG_RUN in text.translate(_ZEROS)):
         m = _DIGITS.search(text)
         if m is not None:
