@@ -81,17 +81,27 @@ def quick_loads(raw: bytes) -> JSON | _Miss:
     string stays one colon both ways (unless escaped as \\u003a, which is left to the strict
     path). Repeated keys drop keys and values, so the data has fewer colons than the text
     exactly when a key repeats. Any doubt (wide integers, an exception) is a MISS."""
+    return quick_lines([raw])[0]
+
+
+def quick_lines(raws: list[bytes]) -> list[JSON | _Miss]:
+    """`quick_loads` of each of `raws` (the lines of a JSONL file: one call, not one a line)."""
     fast = _fast_parser()
-    if fast is None or b"\\u003" in raw or _WIDE_INT in raw.translate(_ZERO_BYTES):
-        return MISS
+    if fast is None:
+        return [MISS] * len(raws)
     loads, dumps = fast
-    try:
-        data: JSON = loads(raw)
-        if dumps(data).count(b":") == raw.count(b":"):
-            return data
-    except (ValueError, TypeError, RecursionError):  # orjson's errors derive from ValueError
-        pass
-    return MISS
+    out: list[JSON | _Miss] = []
+    for raw in raws:
+        found: JSON | _Miss = MISS
+        if b"\\u003" not in raw and _WIDE_INT not in raw.translate(_ZERO_BYTES):
+            try:
+                data = loads(raw)
+                if dumps(data).count(b":") == raw.count(b":"):
+                    found = data
+            except (ValueError, TypeError, RecursionError):  # orjson's errors are ValueErrors
+                pass
+        out.append(found)
+    return out
 
 
 def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> Loaded:
@@ -136,41 +146,31 @@ def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> 
     offset = 0
     flags = _Flags()
     decode = _strict_decoder(flags).decode
-    quick = quick_loads if raw is not None and _fast_parser() is not None else None
-    raws = raw.split(b"\n") if quick is not None and raw is not None else ()
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    quick = quick_lines(raw.split(b"\n")) if raw is not None else [MISS] * len(lines)
+    for number, line in enumerate(lines, start=1):
         start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
-        if quick is not None:
-            found = quick(raws[number - 1])
-            if not isinstance(found, _Miss):
-                beyond = _beyond_limits(line, found, digits=False)
-                if beyond is not None:
-                    s = beyond.span
-                    span = Span(number, s.column, number, s.end_column)
-                    problems.append(Problem(span, beyond.message))
-                    continue
-                records.append(found)
-                if record:
-                    walker.value(_skip(text, start), (len(records) - 1,))
+        found, strict = quick[number - 1], False
+        if found is MISS:  # the fast path declined: the strict one decides and reports
+            strict, flags.suspect = True, False
+            try:
+                found = decode(line)
+            except json.JSONDecodeError as exc:
+                col = exc.colno
+                span = Span(number, col, number, col + 1)
+                problems.append(Problem(span, _decode_message(exc)))
                 continue
-        flags.suspect = False
-        try:
-            found = decode(line)
-        except json.JSONDecodeError as exc:
-            col = exc.colno
-            problems.append(Problem(Span(number, col, number, col + 1), _decode_message(exc)))
-            continue
-        except (RecursionError, ValueError):
-            found = None
-        beyond = _beyond_limits(line, found)
+            except (RecursionError, ValueError):
+                found = None
+        beyond = _beyond_limits(line, found, digits=strict)
         if beyond is not None:
             s = beyond.span
             problems.append(Problem(Span(number, s.column, number, s.end_column), beyond.message))
             continue
         records.append(found)
-        if record or flags.suspect:
+        if record or (strict and flags.suspect):
             walker.value(_skip(text, start), (len(records) - 1,))
     problems.extend(walker.problems)
     smap = walker.smap if record else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -18,7 +19,7 @@ from evallint.model import JSON, Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
-from evallint.validation.keys import ObjectKeys, closed_clean, walk_keys
+from evallint.validation.keys import ObjectKeys, closed_check, walk_keys
 from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
 
@@ -75,11 +76,10 @@ def _open_units(doc: Document, ctx: Context) -> list[Unit]:
     """The units the closed copy of their schema does not already call clean: one fast call
     answers both "valid?" and "every key named?" for the common record, so a clean record costs
     one engine call, not two (the closed copy only ever rejects more)."""
-    return [
-        unit
-        for unit in doc.facts.get(_units, doc, ctx)
-        if not closed_clean(unit[1], unit[2], ctx.engines)
-    ]
+    units = doc.facts.get(_units, doc, ctx)
+    counts = Counter(name for _, name, _ in units)  # a JSONL chunk asks once per schema
+    quick = {name: closed_check(name, ctx.engines, n) for name, n in counts.items()}
+    return [unit for unit in units if not ((check := quick[unit[1]]) and check(unit[2]))]
 
 
 def _units(doc: Document, ctx: Context) -> list[Unit]:

@@ -122,8 +122,9 @@ class Engines:
     fast_from: int = FAST_FROM
     _seen: dict[str, int] = field(default_factory=dict)
 
-    def bulk(self, name: str) -> bool:
-        n = self._seen[name] = self._seen.get(name, 0) + 1
+    def bulk(self, name: str, documents: int = 1) -> bool:
+        """Count `documents` more of schema `name`; whether the fast engine is now asked."""
+        n = self._seen[name] = self._seen.get(name, 0) + documents
         return n > self.fast_from
 
 
