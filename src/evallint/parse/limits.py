@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import chain, compress
+
 from evallint.model import JSON
 
 MAX_DEPTH = 200  # nested lists and mappings
@@ -12,14 +14,17 @@ MAX_ALIAS_NODES = 100_000  # nodes that YAML aliases may add beyond the text
 
 def too_deep(data: JSON) -> bool:
     """Whether parsed data nests past MAX_DEPTH (lists and mappings), without recursion."""
-    level: list[JSON] = [data] if isinstance(data, dict | list) else []
+    level: list[JSON] = [data] if data.__class__ in (dict, list) else []
     for _ in range(MAX_DEPTH):  # level i holds the containers at depth i + 1
-        level = [
-            child
-            for node in level
-            for child in (node.values() if isinstance(node, dict) else node)
-            if isinstance(child, dict | list)
-        ]
+        # Python runs once per container; the values themselves are sifted in C (a record's
+        # long lists of numbers would otherwise cost a call each, level after level).
+        values = list(
+            chain.from_iterable([n.values() if n.__class__ is dict else n for n in level])
+        )
+        level = list(compress(values, map(_CONTAINER, map(type, values))))
         if not level:
             return False
     return True
+
+
+_CONTAINER = {dict, list}.__contains__
