@@ -331,6 +331,18 @@ def test_regexes_are_compiled_as_javascript() -> None:
     assert problems(r"(?P<year>\d{4})") == [
         "JavaScript's RegExp, which AgentV uses, does not accept '(?P<'; write (?<name>…)"
     ]
+    # JavaScript accepts \A: as the letter A, which is what the message must say.
+    assert problems(r"\Aorder") == [
+        "JavaScript's RegExp, which AgentV uses, reads '\\\\A' as the letter 'A', not the start "
+        "of the text; write ^"
+    ]
+    text = (
+        "tests:\n  - id: a\n    criteria: c\n    assertions:\n"
+        "      - {type: regex, value: 'x\\Z'}\n"
+    )
+    assert [(f[0], f[1]) for f in found("evals/x.eval.yaml", text) if f[2] == "invalid-regex"] == [
+        (5, 30)
+    ]
 
 
 def test_spec_evaluators_need_their_fields() -> None:

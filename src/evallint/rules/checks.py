@@ -35,12 +35,13 @@ def _checks(doc: Document, kind: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 # JavaScript's RegExp (AgentV) spells named groups (?<n>...) and \\k<n>; Python (?P<n>...).
 _JS_TO_PY = ((re.compile(r"\(\?<(?=[A-Za-z_])"), "(?P<"), (re.compile(r"\\k<(\w+)>"), r"(?P=\1)"))
-_PY_ONLY = (
-    ("(?P<", "(?<name>…)"),
-    ("(?P=", "\\k<name>"),
-    ("\\A", "^"),
-    ("\\Z", "$"),
-    ("(?#", "no comments"),
+_PY_ONLY = (  # (construct, what JavaScript makes of it, what to write instead)
+    ("(?P<", "", "(?<name>…)"),
+    ("(?P=", "", "\\k<name>"),
+    ("(?#", "", "no comments"),
+    # Not errors in JavaScript: an escaped letter is the letter (an error with the u flag).
+    ("\\A", "the letter 'A', not the start of the text", "^"),
+    ("\\Z", "the letter 'Z', not the end of the text", "$"),
 )
 
 
@@ -53,12 +54,13 @@ def _agentv_patterns(doc: Document) -> Iterator[tuple[Pointer, str]]:
 
 
 def _js_problem(doc: Document, pointer: Pointer, pattern: str) -> Finding | None:
-    for construct, instead in _PY_ONLY:
+    for construct, reading, instead in _PY_ONLY:
         if construct in pattern:
+            said = (
+                f"reads {construct!r} as {reading}" if reading else f"does not accept {construct!r}"
+            )
             return Finding(
-                pointer,
-                f"JavaScript's RegExp, which AgentV uses, does not accept "
-                f"{construct!r}; write {instead}",
+                pointer, f"JavaScript's RegExp, which AgentV uses, {said}; write {instead}"
             )
     translated = pattern
     for rx, repl in _JS_TO_PY:
@@ -89,10 +91,12 @@ def compile_error(pattern: str, flags: int = 0) -> re.error | None:
 def invalid_regex(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A regex check's pattern does not compile.
 
-    Compiled with Python's `re` (never run). ai_eval executes patterns with PCRE, which also
-    accepts a few constructs Python rejects (`\\K`, `(?|`, recursion); the message quotes the
-    compiler so such a case is easy to judge. Reported at the column of the error inside the
-    pattern when the pattern is written without escapes.
+    Compiled with Python's `re` (never run). ai_eval is PHP, so its regex executor (none ships
+    in 1.0.0-beta3) would use PCRE, which also accepts a few constructs Python rejects (`\\K`,
+    `(?|`, recursion); the message quotes the compiler so such a case is easy to judge. AgentV
+    runs patterns with JavaScript's RegExp: Python-only spellings such as `(?P<name>...)` are
+    reported with the JavaScript one. Reported at the column of the error inside the pattern
+    when the pattern is written without escapes.
 
     Bad (rubrics/format.yaml):
         id: format

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two questions in one dataset share an id.
 
-    Results are keyed by question id, so one of the two results overwrites the other. Reported
-    on the second, naming the line of the first.
+    The id is how a question is told apart in results and history (the ai_eval proposal makes
+    `id` the one required name of a question), so two questions with one id cannot be told
+    apart. Reported on the second, naming the line of the first.
 
     Bad (datasets/refunds.yaml):
         questions:

@@ -82,8 +82,9 @@ def template_variable(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A judge template uses a variable the evaluator does not fill, or a malformed tag.
 
     The variables are `input`, `output`, `expected` and `context` (set `template-variables` in
-    the configuration to change them). An unknown one renders as an empty string, so the judge
-    grades without the text it was meant to see. Reported at the exact line and column, also
+    the configuration to change them). The proposal makes templates Mustache-style, and
+    Mustache renders a variable it does not know as an empty string, so the judge grades without
+    the text it was meant to see. Reported at the exact line and column, also
     inside multi-line block scalars.
 
     Bad (judges/accuracy.yaml):

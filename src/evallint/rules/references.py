@@ -120,8 +120,10 @@ def unknown_ref_version(doc: Document, ctx: Context) -> Iterator[Finding]:
 def unpinned_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A reference has no version pin, so what it grades with changes whenever a version is added.
 
-    An unpinned `rubric/{id}` resolves to the highest released version today. Pin at least the
-    major version (`@1`). An error under `--strict`, as the ai_eval strict mode forbids them.
+    The ai_eval proposal (#3586842) says a missing pin "warns and resolves to latest minor",
+    so what an unpinned `rubric/{id}` grades with moves whenever a version is released. Pin at
+    least the major version (`@1`). An error under `--strict`, as the proposal's strict mode
+    forbids unpinned references.
 
     Given (rubrics/tone.yaml):
         id: tone
@@ -263,8 +265,8 @@ def composite_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
 def duplicate_definition(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two files define the same id and version.
 
-    References resolve to one of them arbitrarily. Reported on the later file (in path order),
-    naming the other.
+    A reference to that id and version cannot say which of the two files it means, and they
+    may differ. Reported on the later file (in path order), naming the other.
 
     Given (rubrics/tone.yaml):
         id: tone
