@@ -306,6 +306,30 @@ def test_index_never_reads_through_symlinks_out_of_the_project(
     assert "version" not in out and "1.0" not in out
 
 
+def test_links_learnt_by_folder_still_leave_the_project(tmp_path: Path) -> None:
+    """Large trees learn their symlinks one folder read at a time (not a stat a file): a link
+    out is still told, and a path the listing did not hold is still asked of the disk."""
+    import os
+
+    from evallint.io.source import FsSource
+
+    root = tmp_path / "repo"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "in.yaml").write_text("x: 1\n")
+    away = tmp_path / "away.yaml"
+    away.write_text("secret: 1\n")
+    (root / "a" / "b" / "out.yaml").symlink_to(away)
+    (root / "late.yaml").symlink_to(away)  # not in the listing
+    source = FsSource(root)
+    absolute = os.fspath(root / "a" / "b" / "out.yaml")
+    source.know_links(frozenset({"a/b/in.yaml", "a/b/out.yaml", "gone/x.yaml", absolute}))
+    assert not source.outside("a/b/in.yaml")
+    assert source.outside("a/b/out.yaml")
+    assert source.outside("late.yaml")
+    assert not source.outside("gone/x.yaml")  # its folder could not be read: asked one by one
+    assert source.outside(absolute)  # an absolute path is asked of the disk
+
+
 def test_readme_configuration_example_is_valid() -> None:
     import re
     import tomllib

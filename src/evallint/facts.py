@@ -21,11 +21,15 @@ class Facts:
     __slots__ = ("_found",)
 
     def __init__(self) -> None:
-        self._found: dict[tuple[object, Hashable], object] = {}
+        # Made on first use: a run keeps a small document per checked file, most never asked.
+        self._found: dict[tuple[object, Hashable], object] | None = None
 
     def get(self, compute: Callable[[*_Args], _T], *args: *_Args, key: Hashable = None) -> _T:
         at = (compute, key)
-        if at not in self._found:
-            self._found[at] = compute(*args)
+        found = self._found
+        if found is None:
+            found = self._found = {}
+        if at not in found:
+            found[at] = compute(*args)
         # Sound: only `compute` writes under a key that starts with `compute`.
-        return cast(_T, self._found[at])
+        return cast(_T, found[at])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
 
@@ -40,7 +39,10 @@ class FsSource:
         self.root = root
         self._base = str(root)
         self._outside: dict[str, bool] = {}
-        self._scanned: set[str] = set()  # folders whose symlinks are known (see know_links)
+        # Listed paths whose symlinks are known (see know_links), the folders that could not be
+        # read among theirs, and the links found.
+        self._known: frozenset[str] = frozenset()
+        self._unread: set[str] = set()
         self._links: set[str] = set()
 
     def _full(self, path: str) -> str:
@@ -77,10 +79,11 @@ class FsSource:
             found = self._outside[path] = self._leaves(path)
         return found
 
-    def know_links(self, paths: Iterable[str]) -> None:
+    def know_links(self, paths: frozenset[str]) -> None:
         """Learn which of the listed paths are symlinks with one directory read per folder, not
         a stat per file (a large tree asks `outside` of every file). A folder that cannot be
-        read is left out, and its files are asked one by one as before."""
+        read is left out, and its files are asked one by one as before. Only the links and the
+        unread folders are kept, not every folder's name: memory must not grow with the tree."""
         folders = {path.rpartition("/")[0] for path in paths if not os.path.isabs(path)}
         links: set[str] = set()
         for folder in folders:
@@ -90,12 +93,17 @@ class FsSource:
                         f"{folder}/{e.name}" if folder else e.name for e in it if e.is_symlink()
                     )
             except OSError:
-                continue
-            self._scanned.add(folder)
+                self._unread.add(folder)
         self._links |= links
+        self._known = self._known | paths if self._known else paths
 
     def _leaves(self, path: str) -> bool:
-        if path.rpartition("/")[0] in self._scanned and path not in self._links:
+        if (
+            path in self._known
+            and not os.path.isabs(path)
+            and path not in self._links
+            and path.rpartition("/")[0] not in self._unread
+        ):
             return False  # its folder was read: it is no link
         full = self._full(path)
         if not os.path.islink(full):
