@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two cases (tests) in one file share an id.
 
-    Results and `depends_on` are keyed by id, so one case overwrites the other (AgentV finds
-    this only at run time). Reported on the second, naming the line of the first.
+    AgentV stops the run with "Duplicate test ID" (its `validate` does not look); the
+    ai_best_practices runner saves each case's trace as `<id>.json`, so the second overwrites
+    the first. Reported on the second, naming the line of the first.
 
     Bad (evals/refunds/evals.json):
         {"evals": [{"id": "w", "prompt": "a"}, {"id": "w", "prompt": "b"}], "skill_name": "r"}

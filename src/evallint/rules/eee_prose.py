@@ -47,11 +47,11 @@ def _group_ids(project: Project) -> dict[str, list[str]]:
     keeps=lambda doc: [("evaluation_id",)],
 )
 def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """Several records share one `evaluation_id`, which EEE's datastore keys results by.
+    """Several records share one `evaluation_id`, which EEE asks to be unique in a datastore.
 
-    Variants of a run (effort, date, scaffold) belong in the id. Each record of a group is
-    reported once, naming the others. (Checked among the records a run reads: all of them in
-    a full check.)
+    Instance records name their aggregate by it, and EEE's field guide puts the variants of a
+    run (effort, date, scaffold) in the id. Each record of a group is reported once, naming the
+    others. (Checked among the records a run reads: all of them in a full check.)
 
     Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
