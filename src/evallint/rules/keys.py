@@ -32,8 +32,10 @@ def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
 def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A key that is not allowed in this object.
 
-    Some objects are closed (a rubric's `scoring`, a judge's `validation`): every key they may
-    hold is known, so any other key is a mistake that would be ignored at run time.
+    Some objects are closed (a rubric's `scoring`, a judge's `validation`, an EEE record's
+    root): their schema names every key they may hold, so any other key is a mistake. A runner
+    that validates on load rejects the file (EEE's `validate`, ai_eval's strict mode) or warns
+    and ignores the key (ai_eval's default soft mode), so the value never counts.
 
     Bad (rubrics/tone.yaml):
         id: tone
