@@ -1,25 +1,25 @@
 """evallint vs check-jsonschema vs the parse floor on a generated ai_eval repository.
 
     python benchmarks/bench_core.py [--datasets 2000] [--questions 50] [--rubrics 200]
-                                    [--judges 50] [--keep DIR]
+                                    [--judges 50] [--runs 5] [--keep DIR]
 
 check-jsonschema (`pip install '.[bench]'`) runs once per kind with our own schemas on the same
-files; the floor is reading and parsing every file with PyYAML's C loader and nothing else.
+files; the floor is reading and parsing every file with PyYAML's C loader and nothing else (a
+process of its own). Paired runs: medians with their spread, ratios pair by pair.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import shlex
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import evallint_cmd, median_wall, peer_cmd, table, timed
+from common import evallint_cmd, paired, peer_cmd, spread
 
 from evallint.validation.schemas import schema_dir
 
@@ -71,24 +71,25 @@ def generate(root: Path, datasets: int, questions: int, rubrics: int, judges: in
         (root / "judges" / f"judge_{i}.yaml").write_text(judge(i))
 
 
-def parse_floor(root: Path) -> float:
-    started = time.perf_counter()
-    for path in sorted(root.rglob("*.yaml")):
-        yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
-    return time.perf_counter() - started
+# The floor, as a whole process like the others: read and parse every file, nothing else.
+FLOOR = """
+import pathlib, sys, yaml
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.yaml")):
+    yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
+"""
 
 
-def peer(root: Path) -> tuple[float, int] | None:
+def peer_script(root: Path) -> list[str] | None:
+    """check-jsonschema once per kind with our schemas, as one shell command."""
     cmd = peer_cmd()
     if cmd is None:
         return None
-    total, worst = 0.0, 0
+    parts = []
     for kind, folder in (("dataset", "datasets"), ("rubric", "rubrics"), ("judge", "judges")):
-        files = sorted(str(p) for p in (root / folder).glob("*.yaml"))
-        schema = str(schema_dir() / f"{kind}.schema.json")
-        wall, code = timed([*cmd, "--schemafile", schema, *files], root)
-        total, worst = total + wall, max(worst, code)
-    return total, worst
+        files = " ".join(shlex.quote(str(p)) for p in sorted((root / folder).glob("*.yaml")))
+        schema = shlex.quote(str(schema_dir() / f"{kind}.schema.json"))
+        parts.append(f"{shlex.join(cmd)} --schemafile {schema} {files}")
+    return ["sh", "-c", "; ".join(parts)]
 
 
 def main() -> int:
@@ -97,6 +98,7 @@ def main() -> int:
     ap.add_argument("--questions", type=int, default=50)
     ap.add_argument("--rubrics", type=int, default=200)
     ap.add_argument("--judges", type=int, default=50)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keep", type=Path)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,25 +107,18 @@ def main() -> int:
         size = sum(p.stat().st_size for p in root.rglob("*.yaml")) / 1e6
         files = args.datasets + args.rubrics + args.judges
         print(f"{files} files, {size:.1f} MB, {args.datasets * args.questions} questions")
-        ours, code = timed([*evallint_cmd(), "check", "."], root, runs=3)
+        ours = [*evallint_cmd(), "check", "."]
+        code = subprocess.run(ours, cwd=root, capture_output=True, check=False).returncode
         assert code == 0, f"evallint exit {code} on a clean generated repo"
-        floor = parse_floor(root)
-        single = median_wall([*evallint_cmd(), "check", "rubrics/rubric_0.yaml"], root, 15)
-        rows = [
-            ("evallint check (full repo)", f"{ours:.2f} s", "1.0x"),
-            ("parse floor (PyYAML C loader, load only)", f"{floor:.2f} s", f"{floor / ours:.2f}x"),
-        ]
-        theirs = peer(root)
+        walls, floor, ratio = paired(ours, [sys.executable, "-c", FLOOR, "."], root, args.runs)
+        print(f"{args.runs} paired runs (median, min to max), ratios pair by pair")
+        print(f"evallint {spread(walls, ' s')}; parse floor {spread(floor, ' s')}")
+        print(f"evallint / floor: {spread(ratio)}")
+        theirs = peer_script(root)
         if theirs is not None:
-            rows.append(
-                (
-                    "check-jsonschema, our schemas, 3 runs",
-                    f"{theirs[0]:.2f} s",
-                    f"{theirs[0] / ours:.1f}x slower",
-                )
-            )
-        rows.append(("evallint check on one file (median of 15)", f"{single * 1000:.0f} ms", ""))
-        print(table(rows))
+            walls, _, ratio = paired(theirs, ours, root, args.runs)
+            print(f"check-jsonschema with our schemas: {spread(walls, ' s')}")
+            print(f"check-jsonschema / evallint: {spread(ratio)}")
     return 0
 
 

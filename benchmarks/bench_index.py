@@ -1,9 +1,10 @@
 """What the project index and cross-file rules add to a full check, on the core benchmark repo.
 
-    python benchmarks/bench_index.py [--datasets 2000] [--questions 50]
+    python benchmarks/bench_index.py [--datasets 2000] [--questions 50] [--runs 5]
 
-Times, in one process: reading and parsing every file, building the index, and running the
-rules (all rules, then only the single-file core rules); then whole CLI runs both ways.
+Times, in one process: reading and parsing every file, then building the index (median of
+--runs, with the spread); then whole CLI runs with all rules and with only the single-file
+core rules, in paired runs, the ratio taken pair by pair: what the cross-file rules add.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import generate
-from common import evallint_cmd, timed
+from common import evallint_cmd, paired, spread
 
 from evallint.config import Config
 from evallint.engine import index
@@ -45,21 +46,22 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", type=int, default=2000)
     ap.add_argument("--questions", type=int, default=50)
+    ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         generate(root, args.datasets, args.questions, 200, 50)
-        parsed, indexed = phases(root)
-        full, _ = timed([*evallint_cmd(), "check", "."], root, runs=3)
-        core, _ = timed([*evallint_cmd(), "check", ".", "--select", CORE], root, runs=3)
+        found = [phases(root) for _ in range(args.runs)]
+        share = [indexed / parsed for parsed, indexed in found]
         print(
-            f"read + parse every file: {parsed:.2f} s; build the index: {indexed * 1000:.0f} ms "
-            f"({indexed / parsed:.1%} of parsing)"
+            f"{args.runs} runs: read + parse every file {spread([p for p, _ in found], ' s')}; "
+            f"build the index {spread([i * 1000 for _, i in found], ' ms')}; "
+            f"index / parsing {spread(share)}"
         )
-        print(
-            f"evallint check, all rules: {full:.2f} s; core rules only: {core:.2f} s; "
-            f"cross-file work adds {(full - core) / core:.0%}"
-        )
+        full = [*evallint_cmd(), "check", "."]
+        walls, _, ratio = paired(full, [*full, "--select", CORE], root, args.runs)
+        print(f"evallint check, all rules: {spread(walls, ' s')}")
+        print(f"all rules / core rules only, pair by pair: {spread(ratio)}")
     return 0
 
 

@@ -10,19 +10,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-
-def timed(cmd: Sequence[str], cwd: Path, *, runs: int = 1) -> tuple[float, int]:
-    """Best wall time in seconds over `runs`, and the last exit code."""
-    best, code = float("inf"), 0
-    for _ in range(runs):
-        started = time.perf_counter()
-        code = subprocess.run(
-            list(cmd), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-        ).returncode
-        best = min(best, time.perf_counter() - started)
-    return best, code
-
-
 _PROBE = """
 import resource, subprocess, sys, time
 started = time.perf_counter()
@@ -41,15 +28,6 @@ def with_peak_memory(cmd: Sequence[str], cwd: Path) -> tuple[float, float]:
     return float(out[0]), float(out[1]) / 1024  # ru_maxrss is in KiB on Linux
 
 
-def median_wall(cmd: Sequence[str], cwd: Path, runs: int) -> float:
-    walls = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(list(cmd), cwd=cwd, stdout=subprocess.DEVNULL, check=False)
-        walls.append(time.perf_counter() - started)
-    return statistics.median(walls)
-
-
 def evallint_cmd() -> list[str]:
     return [sys.executable, "-m", "evallint"]
 
@@ -57,12 +35,6 @@ def evallint_cmd() -> list[str]:
 def peer_cmd() -> list[str] | None:
     exe = shutil.which("check-jsonschema")
     return [exe] if exe else None
-
-
-def table(rows: Sequence[tuple[str, str, str]]) -> str:
-    out = ["| run | wall | vs evallint |", "|---|---|---|"]
-    out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    return "\n".join(out)
 
 
 def paired(
