@@ -105,7 +105,7 @@ def test_discover_lists_a_folder_outside_git_and_honours_excludes(tmp_path: Path
     (tmp_path / "rubrics" / "b.yaml").write_text(RUBRIC_TEXT)
     (tmp_path / "notes.txt").write_text("x")
     config = Config(exclude=("rubrics/b.yaml",))
-    paths, skipped, listed = discover.select(["."], tmp_path, tmp_path, False, config)
+    paths, skipped, listed, _ = discover.select(["."], tmp_path, tmp_path, False, config)
     assert paths == ["notes.txt", "rubrics/a.yaml"]
     assert skipped == [Skipped("rubrics/b.yaml", "excluded by the configuration")]
     assert listed == paths

@@ -309,6 +309,7 @@ def run_check(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             gone=chosen.gone,
             store=store,
+            links=chosen.links,
         )
         store.save()
         return replace(report, notes=(*report.notes, uncached)) if uncached else report

@@ -23,6 +23,8 @@ class Selection:
     named: frozenset[str] = frozenset()  # files named on the command line (pre-commit's way)
     # Files the change deletes: eval files elsewhere that name them are checked for it.
     gone: frozenset[str] = frozenset()
+    # The files of `tree` that may be symlinks, when the walk that listed it knows (not git).
+    links: frozenset[str] | None = None
 
 
 def choose(
@@ -48,13 +50,13 @@ def choose(
         tree = discover.listing(root, in_git, config)
         wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
         changed = [p for p in baseline.changed_paths if p in wanted]
-        safe, skipped, _ = (
-            discover.select(changed, root, root, in_git, config) if changed else ([], [], [])
+        safe, skipped, _, _ = (
+            discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
         )
         return Selection(discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone)
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
-    safe, skipped, listed = discover.select(paths, cwd, root, in_git, config)
+    safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
     tree = listed if whole else discover.listing(root, in_git, config)
     named = frozenset(
@@ -65,7 +67,9 @@ def choose(
     # A partial run (pre-commit's) also answers for what the pending change deletes; a whole
     # run checks every file that could name them anyway.
     gone = frozenset() if whole or not in_git else _deleted(root)
-    return Selection(discover.checkable(safe), tree, skipped, baseline, named, gone)
+    return Selection(
+        discover.checkable(safe), tree, skipped, baseline, named, gone, links if whole else None
+    )
 
 
 def _deleted(root: Path) -> frozenset[str]:

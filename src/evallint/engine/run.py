@@ -34,6 +34,7 @@ def lint(
     jobs: int | None = None,
     gone: frozenset[str] = frozenset(),
     store: index.Store | None = None,
+    links: frozenset[str] | None = None,
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
@@ -41,7 +42,8 @@ def lint(
     the cross-file findings the change caused are reported. `jobs`: processes that read and
     check the files (None: every core, for runs of parallel.PARALLEL_FROM files or more).
     `gone`: files the change deletes; eval files outside `paths` that name them are checked
-    for what that breaks. `store`: what earlier runs learnt of the tree's files.
+    for what that breaks. `store`: what earlier runs learnt of the tree's files. `links`: the
+    files of the tree that may be symlinks, when the listing knows (else the source finds out).
     """
     started = time.perf_counter()
     tree = list(tree)
@@ -53,8 +55,10 @@ def lint(
         frozenset(tree) | frozenset(paths),
         getattr(source, "outside", never),
     )
-    know = getattr(source, "know_links", None)
-    if know is not None and len(run.files) >= KNOW_LINKS_FROM:
+    learn, know = getattr(source, "learn_links", None), getattr(source, "know_links", None)
+    if learn is not None and links is not None:
+        learn(run.files, links)  # the walk that listed the tree saw every link
+    elif know is not None and len(run.files) >= KNOW_LINKS_FROM:
         know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)

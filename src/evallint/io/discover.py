@@ -50,8 +50,10 @@ def inside(path: Path, root: Path) -> bool:
 
 def select(
     args: Sequence[str], cwd: Path, root: Path, in_git: bool, config: Config
-) -> tuple[list[str], list[Skipped], list[str]]:
-    """(paths safe to read, skipped with reasons, every listed path), relative to the root.
+) -> tuple[list[str], list[Skipped], list[str], frozenset[str] | None]:
+    """(paths safe to read, skipped with reasons, every listed path, the listed paths that may
+    be symlinks), relative to the root. The last is None when git listed the files (it does not
+    say which are links); a walk of the folders knows it without a stat per file.
 
     A symlink that leads out of the project is listed (a reference to it exists) but never read.
     """
@@ -93,7 +95,9 @@ def select(
             out.append(rel)
         elif not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
             out.append(rel)  # a FIFO, device or socket: reading refuses it, and says so
-    return out, skipped, listed
+    # Named files the walk did not see count as possible links: they are asked one by one.
+    links = None if in_git else frozenset(rel for rel in listed if rel not in regular)
+    return out, skipped, listed, links
 
 
 def listing(root: Path, in_git: bool, config: Config) -> list[str]:
@@ -118,11 +122,9 @@ def _walk_dir(
 
 
 def _skipped(entry: os.DirEntry[str], skip: frozenset[str]) -> bool:
-    """A folder that is tooling, not eval files: hidden, named in `skip`, or a virtual
-    environment (it holds pyvenv.cfg)."""
-    if entry.name.startswith(".") or entry.name in skip:
-        return True
-    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+    """A folder that is tooling, not eval files, by its name: hidden, or named in `skip`.
+    (A virtual environment, which holds pyvenv.cfg, is told when its folder is read.)"""
+    return entry.name.startswith(".") or entry.name in skip
 
 
 def _walk_fs(path: Path, root: Path, skip: frozenset[str], regular: set[str]) -> list[str]:
@@ -131,19 +133,23 @@ def _walk_fs(path: Path, root: Path, skip: frozenset[str], regular: set[str]) ->
     `skip` (dependencies, caches, builds) and virtual environments are not walked."""
     found: list[str] = []
     rel = display_path(path, root)
-    stack = [(str(path), "" if rel == "." else rel)]
+    start = str(path)
+    stack = [(start, "" if rel == "." else rel)]
     while stack:
         folder, prefix = stack.pop()
         # DirEntry knows each entry's type from the directory read: no stat per file.
         with os.scandir(folder) as listing:
-            for entry in listing:
-                name = f"{prefix}/{entry.name}" if prefix else entry.name
-                if entry.is_dir():
-                    # Links to folders are not followed.
-                    if not entry.is_symlink() and not _skipped(entry, skip):
-                        stack.append((entry.path, name))
-                    continue
-                found.append(name)
-                if entry.is_file(follow_symlinks=False):
-                    regular.add(name)
+            entries = list(listing)
+        if folder != start and any(e.name == "pyvenv.cfg" for e in entries):
+            continue  # a virtual environment, told by its own listing (no stat a folder)
+        for entry in entries:
+            name = f"{prefix}/{entry.name}" if prefix else entry.name
+            if entry.is_dir():
+                # Links to folders are not followed.
+                if not entry.is_symlink() and not _skipped(entry, skip):
+                    stack.append((entry.path, name))
+                continue
+            found.append(name)
+            if entry.is_file(follow_symlinks=False):
+                regular.add(name)
     return found

@@ -97,6 +97,12 @@ class FsSource:
         self._links |= links
         self._known = self._known | paths if self._known else paths
 
+    def learn_links(self, paths: frozenset[str], links: frozenset[str]) -> None:
+        """What `know_links` finds, from a listing that already knows it: of `paths`, only
+        `links` may be symlinks (a folder walk tells without reading any folder again)."""
+        self._links |= links
+        self._known = self._known | paths if self._known else paths
+
     def _leaves(self, path: str) -> bool:
         if (
             path in self._known
