@@ -56,9 +56,11 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
     elif ref.search == "folder":
         tried = [f"{here}/{text}" if here else text]
     else:
-        bare = text.lstrip("/\\")
-        parts = here.split("/") if here else []
-        tried = ["/".join([*parts[:n], bare]) for n in range(len(parts), -1, -1)]
+        bare, folder, tried = text.lstrip("/\\"), here, []
+        while folder:  # the eval's folder, then each parent
+            tried.append(f"{folder}/{bare}")
+            folder = folder.rpartition("/")[0]
+        tried.append(bare)  # and the repository root
     found = [p for p in map(_inside, [*tried, *ref.also]) if p is not None]
     return list(dict.fromkeys(found)) if len(found) > 1 else found
 

@@ -21,11 +21,6 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-def _exists(path: str, files: frozenset[str]) -> bool:
-    """A set lookup: a file, or a folder that holds one (a miss never scans the listing)."""
-    return path in files or path.rstrip("/") in _folders(files)
-
-
 @functools.lru_cache(maxsize=2)
 def _folders(files: frozenset[str]) -> frozenset[str]:
     """Every folder of the listing, worked out once per run (a frozenset keeps its hash)."""
@@ -98,9 +93,15 @@ def _lookups(doc: Document, ctx: Context) -> list[Lookup]:
 
 def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
     out = []
+    # Set lookups: a file, or a folder that holds one (a miss never scans the listing).
+    files, folders = ctx.files, _folders(ctx.files)
     for ref in ctx.kind.file_refs(doc.data) if ctx.kind.file_refs else ():
         tried = candidates(doc.path, ref, ctx.root_name)
-        found = next((p for p in tried if _exists(p, ctx.files)), None)
+        found = None
+        for place in tried:
+            if place in files or place.rstrip("/") in folders:
+                found = place
+                break
         beside = found is None and bool(tried) and _beside(ref, tried, ctx)
         out.append(Lookup(ref, tried, found, beside))
     return out
