@@ -6,7 +6,9 @@ Each suite names four files (a content file beside it, a shared one at the root 
 AgentV's parent-folder search, a `file://` grader prompt, a case file); with `--missing N`, the
 content file of every N-th suite is missing. Times a full `evallint check` against the same run
 without the two file rules (`--ignore missing-file,file-not-checked`), in paired runs, and
-prints the median and spread of the ratio: the cost of the rules is the ratio minus one. With
+prints the median and spread of the ratio: the cost of the rules is the ratio minus one. Then
+the rules' own share of one whole run, timed inside the process (median of --runs), which
+holds when the machine's speed drifts between runs. With
 missing files the full run also pays for reporting them (their positions are found by a second
 parse of each file that has a finding).
 """
@@ -89,7 +91,44 @@ def main() -> int:
         print(f"evallint check: {spread(walls_full, ' s')}")
         print(f"without the file rules: {spread(walls_without, ' s')}")
         print(f"ratio (the file rules' cost + 1): {spread(ratios)}")
+        shares = [share(root) for _ in range(args.runs)]
+        print(f"the file rules' own time, in one process: {spread(shares)} of the run")
     return 0
+
+
+# Times the two rules' own calls inside one whole check (one job, so every call is seen): a
+# share of one run needs no pairing, so it holds when the machine's speed drifts.
+SHARE = """
+import sys, time
+from evallint.cli.main import main
+from evallint.rules import ALL_RULES
+spent = 0.0
+def timed(check):
+    def run(*args):
+        global spent
+        started = time.perf_counter()
+        found = list(check(*args))
+        spent += time.perf_counter() - started
+        return iter(found)
+    return run
+for rule in ALL_RULES:
+    if rule.id in ("missing-file", "file-not-checked"):
+        object.__setattr__(rule, "check", timed(rule.check))
+sys.argv = ["evallint", "check", ".", "--jobs", "1"]
+started = time.perf_counter()
+try:
+    main()
+except SystemExit:
+    pass
+print(spent / (time.perf_counter() - started), file=sys.stderr)
+"""
+
+
+def share(root: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", SHARE], cwd=root, capture_output=True, text=True, check=True
+    )
+    return float(done.stderr.split()[-1])
 
 
 if __name__ == "__main__":

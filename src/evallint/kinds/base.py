@@ -61,6 +61,8 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
             tried.append(f"{folder}/{bare}")
             folder = folder.rpartition("/")[0]
         tried.append(bare)  # and the repository root
+    if not ref.also and _inside(text) == text:
+        return tried  # built from normal parts: each is normal, inside, and distinct
     found = [p for p in map(_inside, [*tried, *ref.also]) if p is not None]
     return list(dict.fromkeys(found)) if len(found) > 1 else found
 
