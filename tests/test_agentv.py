@@ -36,6 +36,8 @@ UPSTREAM = {
         ("a/suite.yml", {"description": "only"}, "agentv-v4"),
         ("a/x.yaml", {"tests": [{"id": "a", "criteria": "c"}]}, "agentv-v4"),
         ("a/Foo.EVAL.YAML", {"tests": [{"vars": {}, "assert": []}]}, "agentv-next"),
+        ("a/EVAL.live.yaml", {"description": "only"}, "agentv-v4"),
+        ("a/eval.config.yaml", {"description": "only"}, None),
         ("a/x.yaml", {"prompts": ["{{ input }}"], "tests": []}, "agentv-next"),
         ("a/promptfooconfig.yaml", {"tests": [{"vars": {}, "assert": []}]}, None),
         ("a/x.yaml", {"tests": [{"name": "unit"}]}, None),

@@ -222,6 +222,18 @@ def test_nothing_under_github_is_an_eval_file_by_its_name() -> None:
     assert found(".github/workflows/eval.yml", "on: [\n") == []
 
 
+def test_a_spec_suite_variant_is_claimed_by_its_name() -> None:
+    """EVAL.live.yaml is an AgentV suite by its name: broken, it is an error, never a skip."""
+    assert found("evals/EVAL.live.yaml", "description: [broken\n") == [
+        (
+            2,
+            1,
+            "parse-error",
+            "invalid YAML: while parsing a flow sequence: did not find expected ',' or ']'",
+        )
+    ]
+
+
 def test_diff_mode_reports_a_broken_claimed_file(tmp_path: Path, run: Run) -> None:
     root = tmp_path / "repo"
     root.mkdir()

@@ -1,4 +1,5 @@
-"""AgentV / agentevals eval suites (`EVAL.yaml`, `*.eval.yaml`, `suite.yaml`), in four dialects.
+"""AgentV / agentevals eval suites (`EVAL.yaml`, `EVAL.*.yaml`, `*.eval.yaml`, `suite.yaml`), in
+four dialects.
 
 Which dialect a file is written in is read from its `$schema` marker and its keys; which files
 are suites at all, from the file name, the marker, or keys no other format uses (`evalcases`, or
@@ -15,13 +16,17 @@ from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items
 from evallint.model import JSON, Pointer
 
 _SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
+# The spec's EVAL.yaml with a variant in its name (EVAL.live.yaml): written in capitals, as the
+# spec writes it (a lower-case eval.config.yaml may be anything).
+_SPEC_VARIANT = re.compile(r"^EVAL\.[^/]+\.ya?ml$")
 V2_MARKERS = ("agentv-eval-v2", "agentevo-eval-v2")
 _NEXT_ROOT = ("prompts", "default_test", "providers", "evaluate_options", "scenarios")
 _V4_TEST = ("criteria", "assertions", "expected_output", "input")
 
 
 def is_suite_name(path: str) -> bool:
-    return bool(_SUITE_NAME.match(path.rsplit("/", 1)[-1]))
+    name = path.rsplit("/", 1)[-1]
+    return bool(_SUITE_NAME.match(name) or _SPEC_VARIANT.match(name))
 
 
 def _cases(data: dict[str, JSON]) -> list[dict[str, JSON]]:
@@ -232,7 +237,7 @@ V4 = _kind(
     is_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
     # The stable dialect for the names AgentV finds suites by; a modeline picks another.
-    ("**/*.eval.yaml", "**/*.eval.yml", "**/EVAL.yaml", "**/*.EVAL.yaml"),
+    ("**/*.eval.yaml", "**/*.eval.yml", "**/EVAL.yaml", "**/*.EVAL.yaml", "**/EVAL.*.yaml"),
 )
 NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
 
