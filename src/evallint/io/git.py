@@ -45,28 +45,35 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
     """Tracked files plus untracked ones git does not ignore, as the working tree has them: a
     file deleted but not yet staged is gone (existence is never read from the index alone).
     None when git is unusable."""
-    args = ("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *pathspecs)
-    listed = _git_lines(root, *args)
-    if listed is None:
+    # One call: -t tags each path ("R" for deleted from the working tree, which --cached also
+    # lists), where two calls (the listing, then --deleted) cost a git start each.
+    args = ("ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard")
+    tagged = _git_lines(root, *args, "--", *pathspecs)
+    if tagged is None:
         return None
-    deleted = set(_git_lines(root, "ls-files", "-z", "--deleted", "--", *pathspecs) or ())
-    return [p for p in listed if p not in deleted] if deleted else listed
+    deleted = {line[2:] for line in tagged if line[0] == "R"}
+    return [line[2:] for line in tagged if line[0] != "R" and line[2:] not in deleted]
 
 
 def clean_blobs(root: Path) -> dict[str, str] | None:
     """Blob ids of the tracked regular files whose working copy is the index's: content keys
     known without reading a byte. Modified, deleted, unmerged and linked files are left out
     (git compares stat data, and content where stat data is not conclusive). None outside git."""
-    staged = _git_lines(root, "ls-files", "-z", "--stage")
-    if staged is None:
+    # One call: with -t, --stage lists each index entry tagged "H" and each modified (or
+    # deleted) file again, tagged "C". Other tags (assume-unchanged "h", skip-worktree "S",
+    # unmerged "M") are files git does not compare: they are read and hashed instead.
+    tagged = _git_lines(root, "ls-files", "-z", "-t", "--stage", "--modified")
+    if tagged is None:
         return None
-    changed = set(_git_lines(root, "ls-files", "-z", "--modified") or ())
+    changed = {line[line.index("\t") + 1 :] for line in tagged if line[0] == "C"}
     out: dict[str, str] = {}
-    for line in staged:
-        # "<mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
+    for line in tagged:
+        # "H <mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
         tab = line.index("\t")
-        if line[tab - 1] == "0" and line[:6] in _PLAIN and line[tab + 1 :] not in changed:
-            out[line[tab + 1 :]] = line[7 : tab - 2]
+        if line[0] != "H" or line[tab - 1] != "0" or line[2:8] not in _PLAIN:
+            continue
+        if line[tab + 1 :] not in changed:
+            out[line[tab + 1 :]] = line[9 : tab - 2]
     return out
 
 
