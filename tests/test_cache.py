@@ -83,13 +83,36 @@ def _lint(r: Repo, paths: list[str]) -> tuple[list[str], list[str]]:
     return shown, source.reads
 
 
-def test_a_warm_run_reads_only_the_files_it_checks_and_what_they_resolve_to(r: Repo) -> None:
+def test_a_warm_run_reads_only_the_files_it_checks(r: Repo) -> None:
     cold, read_cold = _lint(r, ["datasets/d5.yaml"])
-    # Its own file, every other file once to summarize it, then the rubric it resolves to.
-    assert cold == [] and len(read_cold) == 21 and read_cold[-1] == "rubrics/r5.yaml"
+    # Its own file, and every other file once to summarize it: the rubric it resolves to is
+    # not read again, as its summary holds what the dataset's rules read of it.
+    assert cold == [] and len(read_cold) == 20 and read_cold.count("rubrics/r5.yaml") == 1
     warm, read_warm = _lint(r, ["datasets/d5.yaml"])
     assert warm == []
-    assert read_warm == ["datasets/d5.yaml", "rubrics/r5.yaml"]  # its own, and its rubric
+    assert read_warm == ["datasets/d5.yaml"]
+
+
+def test_what_a_rubric_needs_of_its_questions_comes_from_its_summary(r: Repo) -> None:
+    """question-missing-inputs reads the rubric's digest (composites included): the same
+    finding cold and warm, without parsing either rubric in the warm run."""
+    facts = _rubric("facts").replace("checks:\n", "checks:\n  - {kind: fact_match, id: f1}\n")
+    outer = _rubric("outer").replace(
+        "checks:\n", "checks:\n  - {kind: composite, id: c, rubric_ref: rubric/facts@1}\n"
+    )
+    r.commit(
+        {
+            "rubrics/facts.yaml": facts,
+            "rubrics/outer.yaml": outer,
+            "datasets/q.yaml": _dataset("rubric/outer@1.0.0"),
+        },
+        "facts",
+    )
+    expected = ["datasets/q.yaml:4:17: question-missing-inputs"]
+    cold, _ = _lint(r, ["datasets/q.yaml"])
+    warm, read_warm = _lint(r, ["datasets/q.yaml"])
+    assert cold == warm == expected
+    assert read_warm == ["datasets/q.yaml"]
 
 
 def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo) -> None:
@@ -118,7 +141,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
         assert "rubrics/r1.yaml" in json.loads(cache.read_bytes())["files"]
     # An entry of the right key but the wrong shape is a miss, not a crash.
     files = json.loads(cache.read_bytes())["files"]
-    files["rubrics/r1.yaml"][1] = ["rubric/r1", "no-such-kind", 3, None, None]
+    files["rubrics/r1.yaml"][1] = ["rubric/r1", "no-such-kind", 3, None, None, None]
     cache.write_text(json.dumps({"files": files}))
     assert _lint(r, ["datasets/d0.yaml"])[0] == first
 
@@ -130,7 +153,7 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = json.loads(cache.read_bytes())["files"]
     key = blob_id(_rubric("r1", "2.0.0").encode())
-    files["rubrics/r1.yaml"] = [key, ["", "rubric", "r1", "2.0.0", "'2.0.0'"]]
+    files["rubrics/r1.yaml"] = [key, ["", "rubric", "r1", "2.0.0", "'2.0.0'", {}]]
     cache.write_text(json.dumps({"files": files}))
     assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
 
@@ -185,16 +208,26 @@ def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
 
 
 def test_summaries_reject_what_to_json_never_writes() -> None:
-    good = index.Summary("rubric/a@1 rubric/b", "rubric", "a", "1.0.0", "'1.0.0'")
+    digest = {"expected_facts": ["fact_match check 'f'"], "composite": ["rubric/b@1"]}
+    good = index.Summary("rubric/a@1 rubric/b", "rubric", "a", "1.0.0", "'1.0.0'", digest)
     assert index.Summary.from_json(good.to_json()) == good
     assert index.Summary.from_json("rubric/a") == index.Summary("rubric/a")
-    damaged: list[JSON] = [None, 3, [], ["", None, "", None], [["x"], "rubric", "", None, None]]
+    damaged: list[JSON] = [
+        None,
+        3,
+        [],
+        ["", None, "", None],
+        [["x"], "rubric", "", None, None, None],
+        ["", "rubric", "a", None, None],  # the format before digests
+    ]
     for bad in damaged:
         assert index.Summary.from_json(bad) is None
-    assert index.Summary.from_json(["", "rubric", 1, None, None]) is None
-    assert index.Summary.from_json(["", "rubric", "a", 1.0, None]) is None
-    assert index.Summary.from_json(["", None, "a", None, None]) is None
-    assert index.Summary.from_json(["", "dataset", "a", None, None]) is None  # defines nothing
+    assert index.Summary.from_json(["", "rubric", 1, None, None, None]) is None
+    assert index.Summary.from_json(["", "rubric", "a", 1.0, None, None]) is None
+    assert index.Summary.from_json(["", None, "a", None, None, None]) is None
+    assert index.Summary.from_json(["", "dataset", "a", None, None, None]) is None  # no definer
+    for digest_damage in ([], {"composite": "rubric/b"}, {"composite": [1]}):
+        assert index.Summary.from_json(["", "rubric", "a", None, None, digest_damage]) is None
 
 
 def test_a_definer_whose_id_cannot_be_read_is_named_from_its_summary(r: Repo, run: Run) -> None:

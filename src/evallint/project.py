@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import semver
 
 from evallint.facts import Facts
-from evallint.kinds import Kind
+from evallint.kinds import KINDS, Kind
+from evallint.kinds.base import Digest
 from evallint.model import Pointer
 from evallint.parse import Document
 from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
@@ -34,6 +35,16 @@ class Definition:
     @property
     def label(self) -> str:
         return f"{self.id}@{self.version}"
+
+    def digest(self) -> Digest:
+        """What rules of other files read of it (`Kind.digest`): from its summary when it has
+        one, so the file is not parsed for it; else worked out from the document."""
+        held = self.held
+        if isinstance(held, Later) and held.digest is not None:
+            return held.digest
+        kind = held.kind if isinstance(held, Later) else None
+        digest = kind.digest if kind is not None else _DIGESTS.get(self.namespace)
+        return digest(self.doc.data) if digest is not None else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +80,25 @@ def shared_only(entry: Entry) -> Entry:
     return Entry(Document(doc.path, doc.fmt, "", kept, doc.ok, ()), kind)
 
 
+# A definition held as a document (a file of the run) works its digest out by its namespace.
+_DIGESTS = {k.namespace: k.digest for k in KINDS if k.namespace and k.digest}
+
+
 class Later:
     """A file outside the run that defines `namespace/ident`, known from its summary (the
     cache's, or one just made); parsed when a rule first reads it, at most once."""
 
-    __slots__ = ("_entry", "_load", "ident", "kind", "mentions", "path", "version", "written")
+    __slots__ = (
+        "_entry",
+        "_load",
+        "digest",
+        "ident",
+        "kind",
+        "mentions",
+        "path",
+        "version",
+        "written",
+    )
 
     def __init__(
         self,
@@ -84,9 +109,11 @@ class Later:
         written: str | None,
         load: Callable[[str], Entry],
         mentions: str = "",
+        digest: Digest | None = None,
     ) -> None:
         self.path, self.kind, self.ident = path, kind, ident
         self.mentions = mentions  # the reference texts in its bytes, space-separated
+        self.digest = digest  # what rules of other files read of it (Kind.digest), if known
         self.version = version  # as written, when written as a string
         self.written = written  # repr of a version not written as a string; None: no version
         self._load = load

@@ -19,6 +19,7 @@ from typing import Protocol
 from evallint.config import Config
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
+from evallint.kinds.base import Digest
 from evallint.model import JSON
 from evallint.parse import Document, format_of
 from evallint.project import Entry, Later, Project
@@ -56,27 +57,28 @@ class Summary:
     ident: str = ""  # "": its id cannot be read (it does not parse, or names none)
     version: str | None = None  # as written, when written as a string
     written: str | None = None  # repr of the version as written; None: it has none
+    digest: Digest | None = None  # what rules of other files read of it (Kind.digest)
 
     def to_json(self) -> JSON:
         # Most files define nothing: their summary is the one string (a large tree's cache is
         # mostly these, and loads faster so).
         if self.kind is None:
             return self.mentions
-        return [self.mentions, self.kind, self.ident, self.version, self.written]
+        return [self.mentions, self.kind, self.ident, self.version, self.written, self.digest]
 
     @staticmethod
     def from_json(data: JSON) -> Summary | None:
         """None for anything but what `to_json` writes: a damaged cache is a miss."""
         if isinstance(data, str):
             return Summary(data)
-        if not (isinstance(data, list) and len(data) == 5):
+        if not (isinstance(data, list) and len(data) == 6):
             return None
-        mentions, kind, ident, version, written = data
+        mentions, kind, ident, version, written, digest = data
         if not isinstance(mentions, str) or not isinstance(ident, str) or not _defining(kind):
             return None
-        if not _text_or_none(version, written):
+        if not _text_or_none(version, written) or not _digest_or_none(digest):
             return None
-        return Summary(mentions, kind, ident, version, written)
+        return Summary(mentions, kind, ident, version, written, digest)
 
 
 def _defining(kind: JSON) -> bool:
@@ -85,6 +87,14 @@ def _defining(kind: JSON) -> bool:
 
 def _text_or_none(*values: JSON) -> bool:
     return all(v is None or isinstance(v, str) for v in values)
+
+
+def _digest_or_none(digest: JSON) -> bool:
+    """None, or names to lists of strings (Kind.digest's shape)."""
+    return digest is None or (
+        isinstance(digest, dict)
+        and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in digest.values())
+    )
 
 
 NOTHING = Summary()
@@ -147,7 +157,14 @@ def build(
         elif summary.kind is not None:
             kind = BY_NAME[summary.kind]
             held = Later(
-                path, kind, summary.ident, summary.version, summary.written, load, summary.mentions
+                path,
+                kind,
+                summary.ident,
+                summary.version,
+                summary.written,
+                load,
+                summary.mentions,
+                summary.digest,
             )
             later.append(held)
         elif defined and summary.mentions:
@@ -228,6 +245,7 @@ def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary
         ident,
         version if isinstance(version, str) else None,
         None if written is None else repr(written),
+        found.kind.digest(data) if found.kind.digest else None,
     )
 
 
@@ -318,7 +336,7 @@ def _might_break(refs: Sequence[Ref], project: Project, inside: set[str]) -> boo
         if (
             target.path in inside
             and ref.namespace == ai_eval.RUBRIC.name
-            and needs(project, target.doc)
+            and needs(project, target)
         ):
             return True
     return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.kinds.base import Kind, has_keys, in_dir, items
+from evallint.kinds.base import Digest, Kind, has_keys, in_dir, items
 from evallint.model import JSON, Pointer
 
 
@@ -39,6 +39,24 @@ def rubric_refs(data: JSON) -> Iterator[tuple[Pointer, str]]:
                 yield ("checks", i, "jury", j, "judge_prompt_ref"), member["judge_prompt_ref"]
 
 
+def rubric_digest(data: JSON) -> Digest:
+    """What a dataset's rules read of a rubric: the question fields its checks grade against
+    (each with the first check that does), and the rubrics its composite checks name."""
+    out: Digest = {}
+    for _, check in items(data, "checks"):
+        kind, cid = check.get("kind"), check.get("id", "?")
+        if kind == "fact_match" and not check.get("facts"):
+            out.setdefault("expected_facts", [f"fact_match check {cid!r}"])
+        if kind == "tool_usage" and not check.get("expected_tools"):
+            out.setdefault("expected_tools", [f"tool_usage check {cid!r}"])
+        if kind == "composite" and isinstance(check.get("rubric_ref"), str):
+            out.setdefault("composite", []).append(check["rubric_ref"])
+    return out
+
+
+# The question fields a rubric's checks may read (the digest's other key is "composite").
+QUESTION_FIELDS = ("expected_facts", "expected_tools")
+
 _DATA = frozenset({"yaml", "json"})
 
 RUBRIC = Kind(
@@ -52,6 +70,7 @@ RUBRIC = Kind(
     defines=id_and_version,
     versioned=id_and_version,
     references=rubric_refs,
+    digest=rubric_digest,
     needles=(b"checks", b"scoring"),
     markers=(("checks", "scoring"),),
     editor_globs=("**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"),

@@ -67,6 +67,7 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
     return list(dict.fromkeys(found)) if len(found) > 1 else found
 
 
+Digest = dict[str, list[str]]
 CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]
 FileRefs = Callable[[JSON], Iterator[FileRef]]
 
@@ -102,6 +103,9 @@ class Kind:
     shared: tuple[str, ...] = ()
     # Where editors find files of this kind that carry no modeline (`evallint init vscode`).
     editor_globs: tuple[str, ...] = ()
+    # What rules of other files read of a definer, as names to lists of strings: kept in its
+    # summary, so that a partial run need not parse it for them.
+    digest: Callable[[JSON], Digest] | None = None
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

@@ -10,10 +10,9 @@ from evallint.model import Finding, Severity
 from evallint.parse import Document
 from evallint.refs import parse_ref
 from evallint.rules.base import rule
-from evallint.rules.references import composite_targets
 
 if TYPE_CHECKING:
-    from evallint.project import Project
+    from evallint.project import Definition, Project
     from evallint.rules.api import Context
 
 
@@ -50,21 +49,28 @@ def duplicate_question_id(doc: Document, ctx: Context) -> Iterator[Finding]:
             seen[qid] = i
 
 
-def needs(project: Project, rubric: Document) -> dict[str, str]:
-    """Question fields a rubric relies on, with the check that needs each, composites included."""
+def needs(project: Project, rubric: Definition) -> dict[str, str]:
+    """Question fields a rubric relies on, with the check that needs each, composites included
+    (read from the rubrics' digests: a rubric outside the run is not parsed for it)."""
     return project.facts.get(_needs, project, rubric, key=rubric.path)
 
 
-def _needs(project: Project, rubric: Document) -> dict[str, str]:
+def _needs(project: Project, rubric: Definition) -> dict[str, str]:
+    digests = [rubric.digest()]
+    for text in digests[0].get("composite", []):
+        ref = parse_ref(text)
+        target = (
+            project.resolve(ref).target
+            if ref and ref.namespace == ai_eval.RUBRIC.namespace
+            else None
+        )
+        if target is not None:
+            digests.append(target.digest())
     out: dict[str, str] = {}
-    docs = [rubric] + [r.target.doc for _, r in composite_targets(project, rubric) if r.target]
-    for doc in docs:
-        for _, check in items(doc.data, "checks"):
-            kind, cid = check.get("kind"), check.get("id", "?")
-            if kind == "fact_match" and not check.get("facts"):
-                out.setdefault("expected_facts", f"fact_match check {cid!r}")
-            if kind == "tool_usage" and not check.get("expected_tools"):
-                out.setdefault("expected_tools", f"tool_usage check {cid!r}")
+    for digest in digests:
+        for field in ai_eval.QUESTION_FIELDS:
+            if digest.get(field):
+                out.setdefault(field, digest[field][0])
     return out
 
 
@@ -102,7 +108,7 @@ def question_missing_inputs(doc: Document, ctx: Context) -> Iterator[Finding]:
         target = ctx.project.resolve(ref).target if ref else None
         if target is None:
             continue
-        for field, why in needs(ctx.project, target.doc).items():
+        for field, why in needs(ctx.project, target).items():
             if not _given(question, field):
                 yield Finding(
                     ("questions", i, "rubric_ref"),
