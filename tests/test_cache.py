@@ -226,8 +226,9 @@ def test_summaries_reject_what_to_json_never_writes() -> None:
     assert index.Summary.from_json(["", "rubric", "a", 1.0, None, None]) is None
     assert index.Summary.from_json(["", None, "a", None, None, None]) is None
     assert index.Summary.from_json(["", "dataset", "a", None, None, None]) is None  # no definer
-    for digest_damage in ([], {"composite": "rubric/b"}, {"composite": [1]}):
-        assert index.Summary.from_json(["", "rubric", "a", None, None, digest_damage]) is None
+    digest_damages: list[JSON] = [[], {"composite": "rubric/b"}, {"composite": [1]}]
+    for damage in digest_damages:
+        assert index.Summary.from_json(["", "rubric", "a", None, None, damage]) is None
 
 
 def test_a_definer_whose_id_cannot_be_read_is_named_from_its_summary(r: Repo, run: Run) -> None:
