@@ -17,8 +17,6 @@ from __future__ import annotations
 import copyreg
 import gc
 import os
-import pickle
-import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -173,6 +171,8 @@ class Forked:
         # In path order, as the project adds them, so each worker rebuilds the same project;
         # definers known by summary are parsed here (a run this large is mostly the tree).
         # Definers whose id cannot be read go along: some are known by their summary alone.
+        import pickle  # only split runs need it: a one-file run does not pay its import
+
         packed = ([pack(e) for e in head.every_entry()], head.broken)
         index = pickle.dumps(packed, pickle.HIGHEST_PROTOCOL)
         for conn in self._conns:
@@ -196,6 +196,9 @@ def _receive(conn: Connection) -> Any:
 
 
 def _work(conn: Connection, first: int) -> None:
+    import pickle
+    import traceback
+
     assert _JOB is not None
     paths, step, run, source = _JOB
     try:

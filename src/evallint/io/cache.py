@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -89,6 +88,8 @@ class TreeCache:
             ignore = self._folder / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Made by evallint: the cache is never committed.\n*\n")
+            import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
+
             fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
