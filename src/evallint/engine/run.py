@@ -58,7 +58,7 @@ def lint(
     learn, know = getattr(source, "learn_links", None), getattr(source, "know_links", None)
     if learn is not None and links is not None:
         learn(run.files, links)  # the walk that listed the tree saw every link
-    elif know is not None and len(run.files) >= KNOW_LINKS_FROM:
+    elif know is not None and len(run.files) >= KNOW_LINKS_FROM and _asks_many(paths, store):
         know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)
@@ -91,6 +91,14 @@ def lint(
     kinds = tuple((e.doc.path, f"{e.kind.name} ({e.kind.title})") for e in entries)
     seconds = time.perf_counter() - started
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
+
+
+def _asks_many(paths: Sequence[str], store: index.Store | None) -> bool:
+    """Whether the run will ask of most of the tree's files whether they lead out of the
+    project: it reads many files, or summarizes the tree with no cache to take summaries from.
+    A warm partial run asks only of the files git does not know clean (and of the files its own
+    files name): a stat each beats reading every folder of a large tree."""
+    return len(paths) >= KNOW_LINKS_FROM or store is None or not store.kept()
 
 
 def _broken_by_deletion(
