@@ -259,3 +259,23 @@ def test_an_untracked_file_is_hashed_and_its_summary_reused(r: Repo) -> None:
     r.write({"datasets/new.yaml": _dataset("rubric/r3@9.0.0")})
     assert _lint(r, ["datasets/d5.yaml"])[0] == []  # not the run's to report
     assert cache.stat().st_mtime_ns != before
+
+
+def test_a_warm_partial_run_in_a_large_tree_never_reads_through_a_link_out(
+    r: Repo, tmp_path: Path
+) -> None:
+    """Past 1,000 files a warm partial run learns no links folder by folder: the files git does
+    not know clean (a committed link, an untracked one) are asked one by one, and a link that
+    leaves the project is still never read."""
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(_rubric("leaked", "9.9.9"))
+    r.commit({f"notes/n{i}.txt": "x\n" for i in range(1000)}, "notes")
+    (r.root / "rubrics" / "tracked.yaml").symlink_to(outside)
+    r.git("add", "-A")
+    r.git("commit", "-qm", "a tracked link")
+    (r.root / "rubrics" / "untracked.yaml").symlink_to(outside)
+    r.write({"datasets/leak.yaml": _dataset("rubric/leaked@9")})
+    for _ in range(2):  # cold, then warm
+        shown, reads = _lint(r, ["datasets/leak.yaml"])
+        assert shown == ["datasets/leak.yaml:4:17: unknown-ref"]
+        assert not {"rubrics/tracked.yaml", "rubrics/untracked.yaml"} & set(reads)
