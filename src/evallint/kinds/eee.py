@@ -56,28 +56,32 @@ AGGREGATE = Kind(
 INSTANCE_VERSIONS = ("0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
 
 
-def instance_version(data: JSON) -> str | None:
-    """The instance schema a record's `schema_version` names; producers write it several ways
-    (`instance_level_eval_0.2.2`, or the aggregate's `0.2.1`)."""
-    return _lookup(_INSTANCE, data)
-
-
-# Every spelling producers use, looked up once per record instead of worked out.
+# Every spelling of an instance schema's version producers use (`instance_level_eval_0.2.2`, or
+# the aggregate's `0.2.1`), looked up once per record instead of worked out.
 _INSTANCE = {v: v for v in INSTANCE_VERSIONS} | {
     f"instance_level_eval_{v}": v for v in INSTANCE_VERSIONS
 }
 _INSTANCE_SCHEMA = {spelling: f"eee/instance_{v}" for spelling, v in _INSTANCE.items()}
 
 
-def _lookup(table: dict[str, str], data: JSON) -> str | None:
-    """`table`'s entry for the record's `schema_version` (a JSONL file asks once per record,
-    so this is one dictionary lookup, not a chain of calls)."""
-    version = data.get("schema_version") if data.__class__ is dict else None
-    return table.get(version) if version.__class__ is str else None
-
-
 def instance_schema(data: JSON) -> str | None:
-    return _lookup(_INSTANCE_SCHEMA, data)
+    """The instance schema a record's `schema_version` names (a JSONL file asks once per
+    record, so this is one dictionary lookup, not a chain of calls)."""
+    version = data.get("schema_version") if data.__class__ is dict else None
+    return _INSTANCE_SCHEMA.get(version) if version.__class__ is str else None
+
+
+def unknown_instance_versions(records: list[JSON]) -> list[int]:
+    """The indexes of the records whose `schema_version` names no instance schema: one pass
+    over a chunk's thousands of records, with no call per record."""
+    known = _INSTANCE
+    return [
+        i
+        for i, record in enumerate(records)
+        if record.__class__ is not dict
+        or (version := record.get("schema_version")).__class__ is not str
+        or version not in known
+    ]
 
 
 def _is_instance(path: str, data: JSON) -> bool:

@@ -7,7 +7,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import ai_eval, eee
-from evallint.kinds.eee import CHECKED, INSTANCE_VERSIONS, declared_version, instance_version
+from evallint.kinds.eee import (
+    CHECKED,
+    INSTANCE_VERSIONS,
+    declared_version,
+    unknown_instance_versions,
+)
 from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 
@@ -56,17 +61,18 @@ def eee_schema_version(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def _record_versions(doc: Document) -> Iterator[Finding]:
     known = ", ".join(f"instance_level_eval_{v}" for v in INSTANCE_VERSIONS[:-1]) + ", 0.3.0"
-    for i, record in enumerate(doc.data if isinstance(doc.data, list) else []):
-        if instance_version(record) is None:
-            version = declared_version(record)
-            missing = not isinstance(record, dict) or "schema_version" not in record
-            yield Finding(
-                (i,) if missing else (i, "schema_version"),
-                "the record declares no schema_version; known: " + known
-                if missing
-                else f"no EEE instance schema has version {version!r}; known: {known}",
-                group="unknown instance version",
-            )
+    records = doc.data if isinstance(doc.data, list) else []
+    for i in unknown_instance_versions(records):
+        record = records[i]
+        version = declared_version(record)
+        missing = not isinstance(record, dict) or "schema_version" not in record
+        yield Finding(
+            (i,) if missing else (i, "schema_version"),
+            "the record declares no schema_version; known: " + known
+            if missing
+            else f"no EEE instance schema has version {version!r}; known: {known}",
+            group="unknown instance version",
+        )
 
 
 def datastore_root(path: str) -> str:
