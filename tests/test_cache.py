@@ -279,3 +279,13 @@ def test_a_warm_partial_run_in_a_large_tree_never_reads_through_a_link_out(
         shown, reads = _lint(r, ["datasets/leak.yaml"])
         assert shown == ["datasets/leak.yaml:4:17: unknown-ref"]
         assert not {"rubrics/tracked.yaml", "rubrics/untracked.yaml"} & set(reads)
+
+
+def test_a_definer_gone_since_its_summary_stays_of_its_kind(tmp_path: Path) -> None:
+    """A judge known by its summary that no longer reads when a rule parses it (changed or
+    removed since the listing) is an empty, unparsed judge: never taken for another kind."""
+    from evallint.kinds import ai_eval
+
+    entry = index._load("judges/gone.yaml", ai_eval.JUDGE, FsSource(tmp_path), Config())
+    assert entry.kind is ai_eval.JUDGE
+    assert not entry.doc.ok and entry.doc.data == {}

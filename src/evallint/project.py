@@ -42,8 +42,7 @@ class Definition:
         held = self.held
         if isinstance(held, Later) and held.digest is not None:
             return held.digest
-        kind = held.kind if isinstance(held, Later) else None
-        digest = kind.digest if kind is not None else _DIGESTS.get(self.namespace)
+        digest = _DIGESTS.get(self.namespace)
         return digest(self.doc.data) if digest is not None else {}
 
 
@@ -80,7 +79,7 @@ def shared_only(entry: Entry) -> Entry:
     return Entry(Document(doc.path, doc.fmt, "", kept, doc.ok, ()), kind)
 
 
-# A definition held as a document (a file of the run) works its digest out by its namespace.
+# A definition without a digest in its summary works it out by its namespace's kind.
 _DIGESTS = {k.namespace: k.digest for k in KINDS if k.namespace and k.digest}
 
 
@@ -107,7 +106,7 @@ class Later:
         ident: str,
         version: str | None,
         written: str | None,
-        load: Callable[[str], Entry],
+        load: Callable[[str, Kind], Entry],
         mentions: str = "",
         digest: Digest | None = None,
     ) -> None:
@@ -121,7 +120,7 @@ class Later:
 
     def entry(self) -> Entry:
         if self._entry is None:
-            self._entry = self._load(self.path)
+            self._entry = self._load(self.path, self.kind)
         return self._entry
 
 

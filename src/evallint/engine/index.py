@@ -130,8 +130,8 @@ def build(
     mentioning: list[tuple[str, list[Ref]]] = []
     others: list[str] = []
 
-    def load(path: str) -> Entry:
-        return _load(path, source, config)
+    def load(path: str, kind: Kind) -> Entry:
+        return _load(path, kind, source, config)
 
     known: Mapping[str, str] = store.known() if store is not None else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None else {}
@@ -249,15 +249,15 @@ def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary
     )
 
 
-def _load(path: str, source: Source, config: Config) -> Entry:
+def _load(path: str, kind: Kind, source: Source, config: Config) -> Entry:
     """A definer known by its summary, parsed now; one that no longer reads (changed since the
-    listing) is an empty, unparsed document."""
+    listing) is an empty, unparsed document of the kind its summary gave."""
     found = read_entry(path, source, config)
     if isinstance(found, Entry):
         return found
     fmt = format_of(path)
     assert fmt is not None
-    return Entry(Document(path, fmt, "", {}, False, ()), BY_NAME[ai_eval.RUBRIC.name])
+    return Entry(Document(path, fmt, "", {}, False, ()), kind)
 
 
 def _naming(
