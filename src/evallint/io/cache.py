@@ -54,7 +54,7 @@ class TreeCache:
     def known(self) -> Mapping[str, str]:
         """The content keys of the files git knows to be clean, without reading them. With
         nothing cached yet every file is read anyway, and hashed the way git does it: asking
-        git first would only add its two listings to a cold run."""
+        git first would only add its listing to a cold run."""
         if self._known is None:
             warm = self._in_git and bool(self._load())
             self._known = (git.clean_blobs(self._root) if warm else None) or {}

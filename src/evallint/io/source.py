@@ -94,8 +94,7 @@ class FsSource:
                     )
             except OSError:
                 self._unread.add(folder)
-        self._links |= links
-        self._known = self._known | paths if self._known else paths
+        self.learn_links(paths, frozenset(links))
 
     def learn_links(self, paths: frozenset[str], links: frozenset[str]) -> None:
         """What `know_links` finds, from a listing that already knows it: of `paths`, only

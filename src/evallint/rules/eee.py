@@ -365,14 +365,15 @@ def _decoded(value: object) -> object:
 
 def _envelope_places(doc: Document) -> list[Pointer]:
     """Where eee-envelope-ref looks: every `additional_details`, in a record whose text could
-    hold a reference (the walk is skipped for the rest; `\\u` escapes could spell one)."""
+    hold a reference (the walk is skipped for the rest; escapes, `\\u0072` or JSON's `\\/`,
+    could spell one)."""
     if not any(needle in doc.text for needle in _ENVELOPE_NEEDLES):
         return []
     return [pointer for pointer, _ in _details(doc.data, ())]
 
 
 # "_versions" stands for both maps' keys: one scan of the text fewer per record.
-_ENVELOPE_NEEDLES = ("rubric/", "judge/", "_versions", "\\u")
+_ENVELOPE_NEEDLES = ("rubric/", "judge/", "_versions", "\\u", "\\/")
 assert all("_versions" in key for key in _VERSION_MAPS)
 
 
