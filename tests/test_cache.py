@@ -289,3 +289,17 @@ def test_a_definer_gone_since_its_summary_stays_of_its_kind(tmp_path: Path) -> N
     entry = index._load("judges/gone.yaml", ai_eval.JUDGE, FsSource(tmp_path), Config())
     assert entry.kind is ai_eval.JUDGE
     assert not entry.doc.ok and entry.doc.data == {}
+
+
+@pytest.mark.parametrize("spelt", ["rubric\\/r3@1.0.0", "\\u0072ubric/r3@1.0.0"])
+def test_a_reference_spelt_with_escapes_is_still_found_by_its_summary(r: Repo, spelt: str) -> None:
+    """A JSON dataset may escape any character of its reference (an escaped slash, `\\u0072`):
+    the summary must still name it, or a change to the rubric would not be checked against it."""
+    ref = '"rubric_ref": "' + spelt + '"'
+    r.commit({"datasets/j.json": '{"questions": [{"id": "q", "input": "x", ' + ref + "}]}"})
+    assert _lint(r, ["rubrics/r3.yaml"])[0] == []  # cold, then the cache is warm
+    r.write({"rubrics/r3.yaml": _rubric("r3", "2.0.0")})
+    shown, _ = _lint(r, ["rubrics/r3.yaml"])
+    assert [s for s in shown if s.startswith("datasets/j.json")] == [
+        "datasets/j.json:1:56: unknown-ref-version"
+    ]

@@ -225,10 +225,26 @@ def _summary(
     return summary
 
 
+# JSON and YAML may spell any character of a reference as an escape (`\/`, `\u0072`, YAML's
+# `\x72`), and nested JSON text escapes its backslashes again: mentions are searched in the
+# bytes with the escapes of printable ASCII undone. A text that only looks like a reference
+# costs a parse later, never a finding; one that is missed would go unchecked.
+_ESCAPE = re.compile(
+    rb"\\+(?:/|u00([2-7][0-9a-fA-F])|x([2-7][0-9a-fA-F])|U000000([2-7][0-9a-fA-F]))"
+)
+
+
+def _unescaped(raw: bytes) -> bytes:
+    if b"\\" not in raw:
+        return raw
+    return _ESCAPE.sub(lambda m: bytes([int(m[1] or m[2] or m[3] or "2f", 16)]), raw)
+
+
 def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
-    texts = {m for pattern in _ANY_REF for m in pattern.findall(raw)}
+    text = _unescaped(raw)
+    texts = {m for pattern in _ANY_REF for m in pattern.findall(text)}
     mentions = " ".join(sorted(m.decode("ascii") for m in texts))
-    if not (_definer_by_path(path, config) or _may_define(raw)):
+    if not (_definer_by_path(path, config) or _may_define(text)):
         return Summary(mentions)
     found = read_entry(path, source, config, raw)
     if not isinstance(found, Entry) or found.kind.defines is None:

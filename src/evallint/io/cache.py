@@ -30,7 +30,7 @@ from evallint.io import git
 from evallint.model import JSON
 
 FOLDER = ".evallint_cache"
-FORMAT = 3  # what a summary holds; a cache of another format is never read
+FORMAT = 4  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:
