@@ -94,6 +94,30 @@ def test_pre_commit_shape_reports_what_a_staged_deletion_breaks(repo: Repo, run:
     assert _lines(out)[0].startswith(MISSING)
 
 
+@pytest.mark.parametrize("staged", [True, False])
+def test_pre_commit_shape_reports_the_pin_a_deleted_rubric_breaks(
+    repo: Repo, run: Run, staged: bool
+) -> None:
+    """pre-commit never passes a deleted file: a run over the files it does pass still counts
+    the deleted rubric's id as its own, so the dataset left pointing at it is reported."""
+    rubric = 'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: l}]\n'
+    rubric += "scoring: {combine: all_pass}\n"
+    dataset = '{"questions": [{"id": "q", "input": "x", "rubric_ref": "rubric\\/tone@1"}]}\n'
+    repo.commit({"rubrics/tone.yaml": rubric, "datasets/d.json": dataset}, "a rubric")
+    assert run("check", "notes/todo.yaml", cwd=repo.root)[0] == 0
+    if staged:
+        repo.git("rm", "-q", "rubrics/tone.yaml")
+    else:
+        (repo.root / "rubrics" / "tone.yaml").unlink()
+    repo.write({"notes/todo.yaml": "items: [a]\n"})
+    repo.git("add", "notes/todo.yaml")
+    code, out, _ = run("check", "notes/todo.yaml", cwd=repo.root)
+    assert code == 1
+    assert _lines(out)[0] == (
+        "datasets/d.json:1:56: error: no rubric with id 'tone' in the project [unknown-ref]"
+    )
+
+
 def test_an_unstaged_deletion_counts_in_a_full_check(repo: Repo, run: Run) -> None:
     (repo.root / "evals/prompts/policy.md").unlink()  # rm, not git rm
     code, out, _ = run("check", cwd=repo.root)

@@ -53,23 +53,40 @@ def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
         for c in every
         if format_of(c.path) is not None or (c.old_path and format_of(c.old_path) is not None)
     )
-    source = RevSource(repo, base.sha, [c.old_path for c in changes if c.old_path])
+    at_base = _entries_at(repo, base.sha, [c.old_path for c in changes if c.old_path], config)
     before: dict[str, Entry] = {}
     deleted: list[Entry] = []
     for change in changes:
-        if change.old_path is None:
-            continue
-        try:
-            found = read_entry(change.old_path, source, config)
-        except OSError:  # not a plain file at the base (a submodule, a symlink)
-            continue
-        if not isinstance(found, Entry):
+        found = at_base.get(change.old_path) if change.old_path else None
+        if found is None:
             continue
         if change.status == "D":
             deleted.append(found)
         else:
             before[change.path] = found
     return Baseline(base, changes, before, tuple(deleted), gone)
+
+
+def deleted_at_head(repo: GitRepo, gone: frozenset[str], config: Config) -> tuple[Entry, ...]:
+    """The eval files a pending change deletes, as HEAD has them. A run over named files
+    (pre-commit's, which is never given a deleted file) counts their ids as its own, so the
+    files whose references the deletion breaks are checked too."""
+    paths = sorted(p for p in gone if format_of(p) is not None)
+    return tuple(_entries_at(repo, "HEAD", paths, config).values()) if paths else ()
+
+
+def _entries_at(repo: GitRepo, rev: str, paths: list[str], config: Config) -> dict[str, Entry]:
+    """The files at `rev` that read as eval files, by path (absent ones left out)."""
+    source = RevSource(repo, rev, paths)
+    out: dict[str, Entry] = {}
+    for path in paths:
+        try:
+            found = read_entry(path, source, config)
+        except OSError:  # not a plain file there (absent, a submodule, a symlink)
+            continue
+        if isinstance(found, Entry):
+            out[path] = found
+    return out
 
 
 def base_project(head: Project, baseline: Baseline) -> Project:

@@ -310,6 +310,7 @@ def run_check(args: argparse.Namespace) -> int:
             gone=chosen.gone,
             store=store,
             links=chosen.links,
+            deleted=chosen.deleted,
         )
         store.save()
         return replace(report, notes=(*report.notes, uncached)) if uncached else report

@@ -12,6 +12,7 @@ from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.io import discover
 from evallint.model import Skipped
+from evallint.project import Entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class Selection:
     gone: frozenset[str] = frozenset()
     # The files of `tree` that may be symlinks, when the walk that listed it knows (not git).
     links: frozenset[str] | None = None
+    # The eval files of `gone` as HEAD has them: the references they leave dangling are checked.
+    deleted: tuple[Entry, ...] = ()
 
 
 def choose(
@@ -67,8 +70,16 @@ def choose(
     # A partial run (pre-commit's) also answers for what the pending change deletes; a whole
     # run checks every file that could name them anyway.
     gone = frozenset() if whole or not in_git else _deleted(root)
+    deleted = _deleted_entries(root, gone, config) if gone else ()
     return Selection(
-        discover.checkable(safe), tree, skipped, baseline, named, gone, links if whole else None
+        discover.checkable(safe),
+        tree,
+        skipped,
+        baseline,
+        named,
+        gone,
+        links if whole else None,
+        deleted,
     )
 
 
@@ -76,6 +87,17 @@ def _deleted(root: Path) -> frozenset[str]:
     from evallint.io.git import deleted_files
 
     return deleted_files(root)
+
+
+def _deleted_entries(root: Path, gone: frozenset[str], config: Config) -> tuple[Entry, ...]:
+    """Deleted eval files as HEAD has them; none when there is no HEAD to read them from."""
+    from evallint.baseline import deleted_at_head
+    from evallint.io.git import GitRepo
+
+    repo = GitRepo(root)
+    if repo.sha("HEAD") is None:
+        return ()
+    return deleted_at_head(repo, gone, config)
 
 
 def load(root: Path, config: Config, ref: str | None) -> Baseline:

@@ -35,6 +35,7 @@ def lint(
     gone: frozenset[str] = frozenset(),
     store: index.Store | None = None,
     links: frozenset[str] | None = None,
+    deleted: Sequence[Entry] = (),
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
@@ -44,6 +45,8 @@ def lint(
     `gone`: files the change deletes; eval files outside `paths` that name them are checked
     for what that breaks. `store`: what earlier runs learnt of the tree's files. `links`: the
     files of the tree that may be symlinks, when the listing knows (else the source finds out).
+    `deleted`: without a baseline, the eval files `gone` holds as they were (their ids count as
+    the run's, so what their deletion breaks is checked).
     """
     started = time.perf_counter()
     tree = list(tree)
@@ -73,7 +76,7 @@ def lint(
     read = {e.doc.path for e in entries}
     unread = {d.path for d in run.diagnostics if d.rule == "parse-error" and d.path not in read}
     checked = len(entries) + len(unread)
-    also = baseline.entries if baseline else []
+    also = baseline.entries if baseline else list(deleted)
     indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project
     base = head.facts.get(base_project, head, baseline) if baseline else None  # built once
