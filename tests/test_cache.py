@@ -43,7 +43,6 @@ pytestmark = pytest.mark.usefixtures("no_ci_env")
 def r(tmp_path: Path) -> Repo:
     """Ten rubrics and ten datasets; d0 pins rubric r1 at 2.0.0, which only r1's bump makes."""
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     files = {f"rubrics/r{i}.yaml": _rubric(f"r{i}") for i in range(10)}
     files |= {f"datasets/d{i}.yaml": _dataset(f"rubric/r{i}@1.0.0") for i in range(1, 10)}

@@ -46,7 +46,6 @@ pytestmark = pytest.mark.usefixtures("no_ci_env")
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.commit(
         {

@@ -52,7 +52,6 @@ def _errors(out: str) -> list[str]:
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.commit({"README.md": "x\n", ".evallint.toml": CONFIG}, "base")
     r.git("checkout", "-qb", "feature")
@@ -108,7 +107,6 @@ def _pre_commit(
     env["PRE_COMMIT_HOME"] = str(home)
     rev = Repo(hook_repo).git("rev-parse", "HEAD").strip()
     hooks = f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: evallint\n"
-    root.mkdir()
     r = Repo(root)
     r.commit({".evallint.toml": CONFIG, ".pre-commit-config.yaml": hooks}, "base")
     for rel, raw in files.items():

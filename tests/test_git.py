@@ -43,6 +43,7 @@ questions:
 
 class Repo:
     def __init__(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
         self.root = root
         self.git("init", "-q", "-b", "main")
 
@@ -87,7 +88,6 @@ def repo(tmp_path: Path) -> Iterator[Repo]:
 def branch(tmp_path: Path) -> Repo:
     """A repo with the rubric and dataset on main, and a feature branch checked out."""
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.commit({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": DATASET}, "base")
     r.git("checkout", "-qb", "feature")
@@ -203,7 +203,6 @@ def test_version_decreased(branch: Repo) -> None:
 
 def test_one_file_per_version_layout(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.commit({"rubrics/refunds/1.2.0.yaml": RUBRIC})
     r.git("checkout", "-qb", "feature")
@@ -312,7 +311,6 @@ def test_untracked_files_are_checked(branch: Repo) -> None:
 
 def test_pre_existing_problems_are_not_reported(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.commit(
         {
@@ -404,7 +402,6 @@ def test_shallow_clone_without_the_base_fails_closed(
 
 def test_no_base_anywhere_fails_closed(tmp_path: Path, run: Run) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
     r = Repo(root)
     r.git("checkout", "-qb", "trunk")
     r.commit({"datasets/d.yaml": DATASET})
