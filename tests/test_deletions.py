@@ -117,6 +117,20 @@ def test_pre_commit_shape_reports_the_pin_a_deleted_rubric_breaks(
     )
 
 
+def test_the_api_reports_the_pin_a_deleted_rubric_breaks(repo: Repo) -> None:
+    """`evallint.check` answers as the command does for pre-commit's shape."""
+    import evallint
+
+    rubric = 'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: l}]\n'
+    rubric += "scoring: {combine: all_pass}\n"
+    dataset = '{"questions": [{"id": "q", "input": "x", "rubric_ref": "rubric/tone@1"}]}\n'
+    repo.commit({"rubrics/tone.yaml": rubric, "datasets/d.json": dataset}, "a rubric")
+    repo.git("rm", "-q", "rubrics/tone.yaml")
+    report = evallint.check(["notes/todo.yaml"], cwd=repo.root)
+    found = [(d.path, d.span.line, d.span.column, d.rule) for d in report.diagnostics]
+    assert found == [("datasets/d.json", 1, 56, "unknown-ref")]
+
+
 def test_an_unstaged_deletion_counts_in_a_full_check(repo: Repo, run: Run) -> None:
     (repo.root / "evals/prompts/policy.md").unlink()  # rm, not git rm
     code, out, _ = run("check", cwd=repo.root)

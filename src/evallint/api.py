@@ -77,6 +77,8 @@ def check(
         baseline=chosen.baseline,
         gone=chosen.gone,
         store=store,
+        links=chosen.links,
+        deleted=chosen.deleted,
     )
     store.save()
     return replace(report, skipped=(*chosen.skipped, *report.skipped))
