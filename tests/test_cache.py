@@ -15,6 +15,7 @@ import pytest
 from evallint.config import Config
 from evallint.engine import index
 from evallint.engine.run import lint
+from evallint.io import discover
 from evallint.io.cache import FOLDER, blob_id, open_cache
 from evallint.io.source import FsSource
 from evallint.model import JSON
@@ -61,19 +62,14 @@ class Counting(FsSource):
         return super().read(path)
 
 
-def _lint(r: Repo, paths: list[str]) -> tuple[list[str], list[str]]:
+def _lint(r: Repo, paths: list[str], *, listed: bool = True) -> tuple[list[str], list[str]]:
     """(the diagnostics as text, the files read) of a run over `paths` as pre-commit passes
-    them, with the cache on disk."""
-    tree = sorted(
-        subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-            cwd=r.root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
+    them, with the cache on disk; `listed`: the clean files' keys come with the tree's listing,
+    as in the command (else the cache asks git for them)."""
+    tree, blobs = discover.listing(r.root, True, Config())
+    store, why = open_cache(
+        r.root, True, Config(), tree, enabled=True, blobs=blobs if listed else None
     )
-    store, why = open_cache(r.root, True, Config(), tree, enabled=True)
     assert why is None
     source = Counting(r.root)
     report = lint(paths, source, Config(), tree=tree, store=store)
@@ -114,15 +110,19 @@ def test_what_a_rubric_needs_of_its_questions_comes_from_its_summary(r: Repo) ->
     assert read_warm == ["datasets/q.yaml"]
 
 
-def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo) -> None:
-    assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo, listed: bool) -> None:
+    def found() -> list[str]:
+        return _lint(r, ["datasets/d0.yaml"], listed=listed)[0]
+
+    assert found() == ["datasets/d0.yaml:4:17: unknown-ref-version"]
     # r1 bumped in the working tree only (not staged): git's blob id is not the file's.
     r.write({"rubrics/r1.yaml": _rubric("r1", "2.0.0")})
-    assert _lint(r, ["datasets/d0.yaml"])[0] == []
+    assert found() == []
     r.git("commit", "-qam", "bump r1")  # now clean, with a new blob id
-    assert _lint(r, ["datasets/d0.yaml"])[0] == []
+    assert found() == []
     r.git("revert", "--no-edit", "HEAD")  # the old blob again: its summary still holds
-    assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+    assert found() == ["datasets/d0.yaml:4:17: unknown-ref-version"]
 
 
 def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
@@ -302,3 +302,9 @@ def test_a_reference_spelt_with_escapes_is_still_found_by_its_summary(r: Repo, s
     assert [s for s in shown if s.startswith("datasets/j.json")] == [
         "datasets/j.json:1:56: unknown-ref-version"
     ]
+
+
+def test_keys_the_listing_gave_are_used_without_asking_git(tmp_path: Path) -> None:
+    """Outside a git work tree git could answer nothing: the keys can only be the listing's."""
+    store, _ = open_cache(tmp_path, True, Config(), ["a.yaml"], enabled=True, blobs={"a.yaml": "k"})
+    assert store.known() == {"a.yaml": "k"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ import pytest
 from evallint.baseline import load_baseline
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import GitRepo
+from evallint.io.git import GitRepo, clean_blobs, tree_files
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -78,10 +78,8 @@ pytestmark = pytest.mark.usefixtures("no_ci_env")
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Iterator[Repo]:
-    r = Repo(tmp_path / "repo")
-    r.root.mkdir(exist_ok=True) if False else None
-    yield r
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo")
 
 
 @pytest.fixture
@@ -465,3 +463,20 @@ def test_project_extends_the_non_score_fields(branch: Repo, run: Run) -> None:
     branch.write({".evallint.toml": '[non-score-fields]\nrubrik = ["owner"]\n'})
     code, _, err = run("check", "--diff", "main", cwd=branch.root)
     assert code == 2 and "unknown kind 'rubrik'; did you mean 'rubric'?" in err
+
+
+def test_one_listing_call_gives_the_files_and_the_clean_blob_ids(repo: Repo) -> None:
+    """The tree's listing and the content keys of its clean files come from one `ls-files`:
+    deleted files are not listed, and only clean regular tracked files have a key."""
+    files = {n: f"{n}\n" for n in ("clean.yaml", "edited.yaml", "gone.yaml", "staged.yaml")}
+    repo.commit({**files, ".gitignore": "ignored.yaml\n"}, "base")
+    (repo.root / "link.yaml").symlink_to("clean.yaml")
+    repo.git("add", "link.yaml")
+    repo.write({"edited.yaml": "now\n", "new.yaml": "u\n", "ignored.yaml": "i\n"})
+    (repo.root / "gone.yaml").unlink()
+    repo.git("rm", "-q", "staged.yaml")
+    listed, blobs = tree_files(repo.root, ["."]) or ([], {})
+    assert sorted(listed) == [".gitignore", "clean.yaml", "edited.yaml", "link.yaml", "new.yaml"]
+    clean = repo.git("hash-object", "clean.yaml", ".gitignore").split()
+    assert blobs == {"clean.yaml": clean[0], ".gitignore": clean[1]}
+    assert clean_blobs(repo.root) == blobs

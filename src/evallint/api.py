@@ -67,7 +67,9 @@ def check(
     chosen_config = config if config is not None else load_config(root)
     chosen_config = replace(chosen_config, max_repeats=0)  # a program gets every finding
     chosen = choose(args, here, root, in_git, chosen_config, diff=diff)
-    store, _ = open_cache(root, in_git, chosen_config, chosen.tree, enabled=cache)
+    store, _ = open_cache(
+        root, in_git, chosen_config, chosen.tree, enabled=cache, blobs=chosen.blobs
+    )
     report = lint(
         chosen.paths,
         FsSource(root),

@@ -295,10 +295,14 @@ def run_check(args: argparse.Namespace) -> int:
         config = replace(config, max_repeats=0)
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
 
-    def run() -> Report:
+    def run(again: bool = False) -> Report:
         # A fresh cache each time: `--fix` runs again after writing files, whose clean blob
-        # ids the first run's cache may have learnt from git.
-        store, uncached = open_cache(root, in_git, config, chosen.tree, enabled=not args.no_cache)
+        # ids the first run's cache (and the listing) may have learnt from git.
+        blobs = None if again else chosen.blobs
+        enabled = not args.no_cache
+        store, uncached = open_cache(
+            root, in_git, config, chosen.tree, enabled=enabled, blobs=blobs
+        )
         report = lint(
             chosen.paths,
             FsSource(root),
@@ -317,7 +321,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     report = run()
     if fixing:
-        report = _apply_fixes(report, root, show=args.show_fixes, again=run)
+        report = _apply_fixes(report, root, show=args.show_fixes, again=lambda: run(again=True))
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
     if config.strict:
         report = _named_unreadable_fail(report, chosen.named)

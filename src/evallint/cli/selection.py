@@ -28,6 +28,8 @@ class Selection:
     links: frozenset[str] | None = None
     # The eval files of `gone` as HEAD has them: the references they leave dangling are checked.
     deleted: tuple[Entry, ...] = ()
+    # The clean tracked files' blob ids, from the call that listed the tree (None: not asked).
+    blobs: dict[str, str] | None = None
 
 
 def choose(
@@ -50,18 +52,20 @@ def choose(
     )
     if baseline is not None and diff is not None:
         # Diff mode costs what the change costs: only the changed files are stat'ed.
-        tree = discover.listing(root, in_git, config)
+        tree, blobs = discover.listing(root, in_git, config)
         wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
         changed = [p for p in baseline.changed_paths if p in wanted]
         safe, skipped, _, _ = (
             discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
         )
-        return Selection(discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone)
+        return Selection(
+            discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone, blobs=blobs
+        )
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
-    tree = listed if whole else discover.listing(root, in_git, config)
+    tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config)
     named = frozenset(
         discover.display_path(Path(os.path.normpath(cwd / p)), root)
         for p in paths
@@ -80,6 +84,7 @@ def choose(
         gone,
         links if whole else None,
         deleted,
+        blobs,
     )
 
 

@@ -41,8 +41,15 @@ def blob_id(raw: bytes) -> str:
 class TreeCache:
     """Summaries by path and content key; `folder` None: kept for this run only."""
 
-    def __init__(self, root: Path, folder: Path | None, stamp: str, in_git: bool) -> None:
-        self._root, self._in_git = root, in_git
+    def __init__(
+        self,
+        root: Path,
+        folder: Path | None,
+        stamp: str,
+        in_git: bool,
+        blobs: Mapping[str, str] | None = None,
+    ) -> None:
+        self._root, self._in_git, self._blobs = root, in_git, blobs
         name = f"tree-{_digest(f'{__version__} {FORMAT} {stamp}')}.json"
         self._file = folder / name if folder else None
         self._folder = folder
@@ -52,12 +59,15 @@ class TreeCache:
         self._dirty = False
 
     def known(self) -> Mapping[str, str]:
-        """The content keys of the files git knows to be clean, without reading them. With
-        nothing cached yet every file is read anyway, and hashed the way git does it: asking
-        git first would only add its listing to a cold run."""
+        """The content keys of the files git knows to be clean, without reading them: those
+        the tree's listing gave, else git is asked. With nothing cached yet every file is read
+        anyway, and hashed the way git does it: asking git then would only add a call."""
         if self._known is None:
-            warm = self._in_git and bool(self._load())
-            self._known = (git.clean_blobs(self._root) if warm else None) or {}
+            if self._blobs is not None:
+                self._known = dict(self._blobs)
+            else:
+                warm = self._in_git and bool(self._load())
+                self._known = (git.clean_blobs(self._root) if warm else None) or {}
         return self._known
 
     def kept(self) -> Mapping[str, JSON]:
@@ -117,10 +127,17 @@ def _digest(text: str) -> str:
 
 
 def open_cache(
-    root: Path, in_git: bool, config: Config, tree: Sequence[str], *, enabled: bool
+    root: Path,
+    in_git: bool,
+    config: Config,
+    tree: Sequence[str],
+    *,
+    enabled: bool,
+    blobs: Mapping[str, str] | None = None,
 ) -> tuple[TreeCache, str | None]:
     """The run's cache, and why it is not kept on disk when it is not (None: it is);
-    `tree`: the project's files."""
+    `tree`: the project's files; `blobs`: the clean files' blob ids, when the listing gave
+    them (they must still describe the working tree)."""
     # What a summary depends on besides the bytes: the kind a path is given, the size limit.
     stamp = repr((config.kinds, config.max_file_size))
     folder: Path | None = root / FOLDER
@@ -131,4 +148,4 @@ def open_cache(
         folder, why = None, f"{FOLDER} is a symlink, so it is not used"
     elif any(p == FOLDER or p.startswith(FOLDER + "/") for p in tree):
         folder, why = None, f"{FOLDER}/ is part of the change or the tree, so it is not used"
-    return TreeCache(root, folder, stamp, in_git), why
+    return TreeCache(root, folder, stamp, in_git, blobs), why

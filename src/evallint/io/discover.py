@@ -100,9 +100,16 @@ def select(
     return out, skipped, listed, links
 
 
-def listing(root: Path, in_git: bool, config: Config) -> list[str]:
-    """Every file of the project (the tree references resolve against); nothing is stat'ed."""
-    return [rel for rel in _walk_dir(root, root, in_git, config) if not config.excluded(rel)]
+def listing(root: Path, in_git: bool, config: Config) -> tuple[list[str], dict[str, str] | None]:
+    """Every file of the project (the tree references resolve against), nothing stat'ed by us;
+    and in git, the blob ids of the clean tracked files, from the same call (else None)."""
+    found = git.tree_files(root, ["."]) if in_git else None
+    if found is None:
+        return [
+            rel for rel in _walk_dir(root, root, False, config) if not config.excluded(rel)
+        ], None
+    files, blobs = found
+    return [rel for rel in sorted(files) if not config.excluded(rel)], blobs
 
 
 def checkable(paths: Sequence[str]) -> list[str]:

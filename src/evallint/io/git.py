@@ -45,36 +45,62 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
     """Tracked files plus untracked ones git does not ignore, as the working tree has them: a
     file deleted but not yet staged is gone (existence is never read from the index alone).
     None when git is unusable."""
-    # One call: -t tags each path ("R" for deleted from the working tree, which --cached also
-    # lists), where two calls (the listing, then --deleted) cost a git start each.
-    args = ("ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard")
-    tagged = _git_lines(root, *args, "--", *pathspecs)
-    if tagged is None:
-        return None
-    deleted = {line[2:] for line in tagged if line[0] == "R"}
-    return [line[2:] for line in tagged if line[0] != "R" and line[2:] not in deleted]
+    found = tree_files(root, pathspecs)
+    return None if found is None else found[0]
+
+
+def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], dict[str, str]] | None:
+    """`list_files`' listing, and `clean_blobs`' ids of the files listed, from one call: both
+    cost git one stat of every tracked file, and the listing's untracked walk takes as long as
+    both together. None when git is unusable."""
+    # -t tags each path: "R" deleted from the working tree (--cached lists it too), "C"
+    # modified, "?" untracked; --stage gives the cached entries' blob ids.
+    args = ("-t", "--stage", "--cached", "--others", "--deleted", "--modified")
+    tagged = _git_lines(root, "ls-files", "-z", *args, "--exclude-standard", "--", *pathspecs)
+    return None if tagged is None else _tagged(tagged)
 
 
 def clean_blobs(root: Path) -> dict[str, str] | None:
     """Blob ids of the tracked regular files whose working copy is the index's: content keys
     known without reading a byte. Modified, deleted, unmerged and linked files are left out
     (git compares stat data, and content where stat data is not conclusive). None outside git."""
-    # One call: with -t, --stage lists each index entry tagged "H" and each modified (or
-    # deleted) file again, tagged "C". Other tags (assume-unchanged "h", skip-worktree "S",
-    # unmerged "M") are files git does not compare: they are read and hashed instead.
     tagged = _git_lines(root, "ls-files", "-z", "-t", "--stage", "--modified")
-    if tagged is None:
-        return None
-    changed = {line[line.index("\t") + 1 :] for line in tagged if line[0] == "C"}
-    out: dict[str, str] = {}
-    for line in tagged:
+    return None if tagged is None else _tagged(tagged)[1]
+
+
+def _tagged(lines: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The files of `ls-files -t --stage` lines that the working tree has, and the blob ids of
+    those git knows clean.
+
+    With --stage each index entry is tagged "H", and with --modified and --deleted each modified
+    or deleted file comes again tagged "C" or "R". Other tags (assume-unchanged "h",
+    skip-worktree "S", unmerged "M") are files git does not compare: they are listed, but read
+    and hashed instead. An untracked file ("?") has no stage data.
+    """
+    files: dict[str, None] = {}  # ordered and unique: an unmerged file has a line per stage
+    blobs: dict[str, str] = {}
+    changed: list[str] = []
+    gone: list[str] = []
+    for line in lines:
+        if line[0] == "?":
+            files[line[2:]] = None
+            continue
         # "H <mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
         tab = line.index("\t")
-        if line[0] != "H" or line[tab - 1] != "0" or line[2:8] not in _PLAIN:
-            continue
-        if line[tab + 1 :] not in changed:
-            out[line[tab + 1 :]] = line[9 : tab - 2]
-    return out
+        path = line[tab + 1 :]
+        if line[0] == "C":
+            changed.append(path)
+        elif line[0] == "R":
+            gone.append(path)
+        else:
+            files[path] = None
+            if line[0] == "H" and line[tab - 1] == "0" and line[2:8] in _PLAIN:
+                blobs[path] = line[9 : tab - 2]
+    for path in gone:
+        files.pop(path, None)
+    for path in (*changed, *gone):
+        blobs.pop(path, None)
+    return list(files), blobs
 
 
 _PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
