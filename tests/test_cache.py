@@ -308,3 +308,17 @@ def test_keys_the_listing_gave_are_used_without_asking_git(tmp_path: Path) -> No
     """Outside a git work tree git could answer nothing: the keys can only be the listing's."""
     store, _ = open_cache(tmp_path, True, Config(), ["a.yaml"], enabled=True, blobs={"a.yaml": "k"})
     assert store.known() == {"a.yaml": "k"}
+
+
+@pytest.mark.parametrize(
+    ("tree", "listed"),
+    [
+        (["a.yaml", ".evallint_cache"], True),
+        ([".evallint_cache/tree-1.json", "b.yaml"], True),
+        ([".evallint_cache2/x.json", ".evallint_cache.md", "a.yaml"], False),
+    ],
+)
+def test_a_cache_the_tree_lists_is_told_from_names_that_only_start_alike(
+    tmp_path: Path, tree: list[str], listed: bool
+) -> None:
+    assert (open_cache(tmp_path, True, Config(), tree, enabled=True)[1] is not None) == listed

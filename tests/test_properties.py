@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from conftest import REPO, DictSource
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.parse import format_of, parse
+from evallint.parse import eval_files, format_of, parse
 from evallint.project import Entry
 from evallint.read import read_entry
 from test_eee import MINIMAL_0_2_0
@@ -104,3 +104,8 @@ def test_every_example_is_claimed_by_its_path() -> None:
 def test_examples_are_found() -> None:
     # Each example of every kind is mutated; a missing one would weaken the test in silence.
     assert len(PATHS) >= 10
+
+
+@given(st.text(alphabet="aY./jsonlJSONLymlYAML", max_size=14))
+def test_the_tree_filter_keeps_exactly_the_paths_with_a_format(path: str) -> None:
+    assert eval_files([path]) == ([path] if format_of(path) is not None else [])

@@ -12,7 +12,7 @@ the run could break it. The rest of the tree is never parsed, and with a warm ca
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,7 +21,7 @@ from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON
-from evallint.parse import Document, format_of
+from evallint.parse import Document, eval_files, format_of
 from evallint.project import Entry, Later, Project
 from evallint.read import read_entry
 from evallint.refs import Ref, parse_ref
@@ -135,8 +135,9 @@ def build(
 
     known: Mapping[str, str] = store.known() if store is not None else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None else {}
-    for path in tree:
-        if path in inside or format_of(path) is None:
+    may_name = _may_name(named)
+    for path in eval_files(tree):
+        if path in inside:
             continue
         key = known.get(path)
         if key is None and leaves is not None and leaves(path):
@@ -145,7 +146,7 @@ def build(
         cached = _cached(kept.get(path), key)
         if isinstance(cached, str):
             # Most files: they define nothing, and their summary is the text they mention.
-            refs = _refs_to(cached, named)
+            refs = _refs_to(cached, named) if may_name(cached) else None
             if refs:
                 mentioning.append((path, refs))
             continue
@@ -328,6 +329,16 @@ def _refs_to(mentions: str, named: set[str]) -> list[Ref]:
         return []  # the common case, at C speed: none of the run's few ids is mentioned
     hits = (parse_ref(m) for m in mentions.split(" ") if m.partition("@")[0] in named)
     return [r for r in hits if r is not None]
+
+
+def _may_name(named: set[str]) -> Callable[[str], object]:
+    """A yes/no at C speed for the tree's many summaries: whether a text can mention an id of
+    the run (`_refs_to` then says which); a run of many ids asks `_refs_to` of every text."""
+    if not named:
+        return lambda _: False
+    if len(named) > 16:
+        return lambda _: True
+    return re.compile("|".join(re.escape(n) for n in sorted(named))).search
 
 
 def _may_touch(later: Later, defined: set[tuple[str, str]], named: set[str]) -> bool:

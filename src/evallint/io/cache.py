@@ -22,12 +22,14 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
 from pathlib import Path
 
 from evallint.about import __version__
 from evallint.config import Config
 from evallint.io import git
 from evallint.model import JSON
+from evallint.parse.jsonload import fast_parser
 
 FOLDER = ".evallint_cache"
 FORMAT = 4  # what a summary holds; a cache of another format is never read
@@ -115,11 +117,18 @@ class TreeCache:
             if self._file is not None:
                 # A damaged file (even nested past the recursion limit) is no cache at all.
                 with contextlib.suppress(OSError, ValueError, RecursionError):
-                    loaded = json.loads(self._file.read_bytes())
+                    loaded = _loads(self._file.read_bytes())
                     files = loaded.get("files") if isinstance(loaded, dict) else None
                     if isinstance(files, dict):
                         self._entries = files
         return self._entries
+
+
+def _loads(raw: bytes) -> JSON:
+    """The cache file's data: with the `fast` extra, orjson reads a large tree's cache in a
+    third of the time (duplicate keys do not matter here: a damaged file is only a miss)."""
+    fast = fast_parser()
+    return fast[0](raw) if fast is not None else json.loads(raw)
 
 
 def _digest(text: str) -> str:
@@ -146,6 +155,13 @@ def open_cache(
         folder = None
     elif folder is not None and folder.is_symlink():
         folder, why = None, f"{FOLDER} is a symlink, so it is not used"
-    elif any(p == FOLDER or p.startswith(FOLDER + "/") for p in tree):
+    elif _lists_cache(tree):
         folder, why = None, f"{FOLDER}/ is part of the change or the tree, so it is not used"
     return TreeCache(root, folder, stamp, in_git, blobs), why
+
+
+def _lists_cache(tree: Sequence[str]) -> bool:
+    """Whether the tree lists the cache folder or a file in it (a change could plant one)."""
+    # The prefix test runs in C over a large tree; the exact test only on what it lets by.
+    near = compress(tree, map(str.startswith, tree, repeat(FOLDER)))
+    return any(p == FOLDER or p.startswith(FOLDER + "/") for p in near)

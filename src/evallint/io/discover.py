@@ -11,7 +11,7 @@ from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.io import git
 from evallint.model import Skipped
-from evallint.parse import format_of
+from evallint.parse import eval_files, format_of
 
 
 def find_root(start: Path) -> tuple[Path, bool]:
@@ -109,12 +109,13 @@ def listing(root: Path, in_git: bool, config: Config) -> tuple[list[str], dict[s
             rel for rel in _walk_dir(root, root, False, config) if not config.excluded(rel)
         ], None
     files, blobs = found
-    return [rel for rel in sorted(files) if not config.excluded(rel)], blobs
+    files.sort()
+    return ([p for p in files if not config.excluded(p)] if config.exclude else files), blobs
 
 
 def checkable(paths: Sequence[str]) -> list[str]:
     """The paths worth reading as eval files: YAML, JSON and JSONL."""
-    return [p for p in paths if format_of(p) is not None]
+    return eval_files(paths)
 
 
 def _walk_dir(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -98,6 +99,15 @@ def _source_map(doc: Document) -> SourceMap | None:
 def format_of(path: str) -> Format | None:
     dot = path.rfind(".")
     return FORMATS.get(path[dot:].lower()) if dot != -1 else None
+
+
+_SUFFIXES = tuple(FORMATS)
+
+
+def eval_files(paths: Iterable[str]) -> list[str]:
+    """The paths whose format_of is not None, at C speed for a tree of 100,000 files: every
+    suffix starts with its only dot, so ending with one is having it as the last suffix."""
+    return [p for p in paths if p.lower().endswith(_SUFFIXES)]
 
 
 def decode(raw: bytes, base: int = 0) -> str | Problem:

@@ -63,7 +63,7 @@ _WIDE_INT = b"0" * 19
 
 
 @cache
-def _fast_parser() -> tuple[Callable[[bytes], Any], Callable[[Any], bytes]] | None:
+def fast_parser() -> tuple[Callable[[bytes], Any], Callable[[Any], bytes]] | None:
     """orjson's loads and dumps when the `fast` extra is installed (imported on first use)."""
     try:
         import orjson
@@ -86,7 +86,7 @@ def quick_loads(raw: bytes) -> JSON | _Miss:
 
 def quick_lines(raws: list[bytes]) -> list[JSON | _Miss]:
     """`quick_loads` of each of `raws` (the lines of a JSONL file: one call, not one a line)."""
-    fast = _fast_parser()
+    fast = fast_parser()
     if fast is None:
         return [MISS] * len(raws)
     loads, dumps = fast
