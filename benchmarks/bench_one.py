@@ -15,11 +15,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import generate
-from bench_diff import git
+from bench_diff import git, settle
 from common import evallint_cmd, paired, spread
 
 FILE = "datasets/set_0.yaml"
@@ -35,6 +36,8 @@ def main() -> int:
         git(tree, "init", "-q", "-b", "main")
         git(tree, "add", "-A")
         git(tree, "commit", "-qm", "base")
+        time.sleep(1)  # the index must be newer than every file (see `settle`)
+        settle(tree)
         (small / "datasets").mkdir(parents=True)
         shutil.copy(tree / FILE, small / FILE)
         git(small, "init", "-q", "-b", "main")
