@@ -6,6 +6,7 @@ import datetime
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 
 from evallint.baseline import Baseline, base_project
@@ -55,7 +56,7 @@ def lint(
         active_rules(config, rules),
         today or datetime.date.today(),
         baseline,
-        frozenset(tree) | frozenset(paths),
+        frozenset(chain(tree, paths)),  # one set, not three: a large tree's peak memory
         getattr(source, "outside", never),
     )
     learn, know = getattr(source, "learn_links", None), getattr(source, "know_links", None)
@@ -72,10 +73,7 @@ def lint(
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
     run.skipped += skipped
-    # Files read but not kept as entries (unread, over the size limit) count by their error.
-    read = {e.doc.path for e in entries}
-    unread = {d.path for d in run.diagnostics if d.rule == "parse-error" and d.path not in read}
-    checked = len(entries) + len(unread)
+    checked = len(entries) + len(_unread(entries, run.diagnostics))
     also = baseline.entries if baseline else list(deleted)
     indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project
@@ -91,9 +89,20 @@ def lint(
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
-    kinds = tuple((e.doc.path, f"{e.kind.name} ({e.kind.title})") for e in entries)
+    # One label a kind, shared by its files: a text per file would be a large run's peak.
+    labels = {
+        k.name: f"{k.name} ({k.title})" for k in {e.kind.name: e.kind for e in entries}.values()
+    }
+    kinds = tuple((e.doc.path, labels[e.kind.name]) for e in entries)
     seconds = time.perf_counter() - started
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
+
+
+def _unread(entries: Sequence[Entry], diagnostics: Sequence[Diagnostic]) -> set[str]:
+    """Files read but not kept as entries (unread, over the size limit): they count as checked
+    by their parse error. (A set of every entry's path would cost a large run's memory.)"""
+    failed = {d.path for d in diagnostics if d.rule == "parse-error"}
+    return failed - {e.doc.path for e in entries if e.doc.path in failed} if failed else failed
 
 
 def _asks_many(paths: Sequence[str], store: index.Store | None) -> bool:
