@@ -217,6 +217,24 @@ def test_forked_workers_give_what_one_process_gives() -> None:
     assert found == sorted(two[1] + forked.check(head), key=lambda d: d.path)
 
 
+def test_workers_get_the_whole_index_when_it_comes_in_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The index crosses in chunks of INDEX_CHUNK entries: a rule in a worker still sees the
+    files of every chunk (here the first rubric and the last define one id)."""
+    monkeypatch.setattr(parallel, "INDEX_CHUNK", 2)
+    files = {f"rubrics/r{i}.yaml": RUBRIC_TEXT.replace("tone", f"r{i}") for i in range(7)}
+    files["rubrics/r6.yaml"] = files["rubrics/r0.yaml"]
+    paths = sorted(files)
+    source = DictSource(files)
+    serial = parallel.Serial(paths, _run(), source)
+    forked = parallel.Forked(paths, 2, _run(), source)
+    head = Project(forked.read()[0])
+    found = forked.check(head)
+    assert [(d.path, d.rule) for d in found] == [("rubrics/r6.yaml", "duplicate-definition")]
+    assert found == serial.check(Project(serial.read()[0]))
+
+
 def test_the_worker_count_follows_jobs_and_run_size() -> None:
     assert parallel.count_for(10, None) == 1
     assert parallel.count_for(1, 8) == 1

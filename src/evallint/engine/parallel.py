@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
+INDEX_CHUNK = 2000  # entries a message of the index carries to the workers
 
 
 # How the run's data crosses between processes; the data types know nothing of it.
@@ -173,14 +174,35 @@ class Forked:
         # Definers whose id cannot be read go along: some are known by their summary alone.
         import pickle  # only split runs need it: a one-file run does not pay its import
 
-        packed = ([pack(e) for e in head.every_entry()], head.broken)
-        index = pickle.dumps(packed, pickle.HIGHEST_PROTOCOL)
-        for conn in self._conns:
-            conn.send_bytes(index)
+        # In chunks: the whole index packed and pickled at once would double a large run's
+        # peak memory in this process and in every worker.
+        every = head.every_entry()
+        for start in range(0, len(every), INDEX_CHUNK):
+            part = [pack(e) for e in every[start : start + INDEX_CHUNK]]
+            self._send(pickle.dumps((False, part), pickle.HIGHEST_PROTOCOL))
+        self._send(pickle.dumps((True, head.broken), pickle.HIGHEST_PROTOCOL))
         found = [d for conn in self._conns for d in _receive(conn)]
         for proc in self._procs:
             proc.join()
         return found
+
+    def _send(self, message: bytes) -> None:
+        for conn in self._conns:
+            conn.send_bytes(message)
+
+
+def _index(conn: Connection) -> Project:
+    """The project as the parent sends it, chunk by chunk (`Forked.check`)."""
+    import pickle
+
+    entries: list[Entry] = []
+    while True:
+        last, payload = pickle.loads(conn.recv_bytes())
+        if last:
+            head = Project(entries, ordered=True)
+            head.broken = payload
+            return head
+        entries += map(unpack, payload)
 
 
 def _receive(conn: Connection) -> Any:
@@ -196,7 +218,6 @@ def _receive(conn: Connection) -> Any:
 
 
 def _work(conn: Connection, first: int) -> None:
-    import pickle
     import traceback
 
     assert _JOB is not None
@@ -205,11 +226,7 @@ def _work(conn: Connection, first: int) -> None:
         entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
-        packed: list[Packed]
-        packed, broken = pickle.loads(conn.recv_bytes())
-        head = Project([unpack(p) for p in packed], ordered=True)
-        head.broken = broken
-        conn.send(("ok", check_all(pending, run, source, head)))
+        conn.send(("ok", check_all(pending, run, source, _index(conn))))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
         conn.send(("error", (f"{type(exc).__name__}: {exc}", detail)))
