@@ -12,7 +12,7 @@ import pytest
 from evallint.baseline import load_baseline
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import GitRepo, clean_blobs, tree_files
+from evallint.io.git import GitRepo, Listing, clean_blobs, tree_files
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -304,6 +304,25 @@ def test_untracked_files_are_checked(branch: Repo) -> None:
         "schema-violation",
         "schema-violation",
         "yaml-implicit-type",
+    ]
+
+
+def test_the_untracked_files_of_the_listing_are_the_changes_git_gives(branch: Repo) -> None:
+    """A --diff run takes the untracked files from the tree's listing, not a call of its own."""
+    branch.write(
+        {"rubrics/new.yaml": "id: new\n", "notes/a b.yaml": "x: 1\n", ".gitignore": "*.log\n"}
+    )
+    branch.write({"run.log": "ignored\n"})
+    repo = GitRepo(branch.root)
+    base = repo.base("main", {})
+    found = Listing(branch.root, ["."]).result()
+    assert found is not None
+    asked = repo.changes(base)
+    assert repo.changes(base, found[2]) == asked
+    assert sorted(c.path for c in asked if c.status == "U") == [
+        ".gitignore",
+        "notes/a b.yaml",
+        "rubrics/new.yaml",
     ]
 
 

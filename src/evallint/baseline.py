@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evallint.config import Config
@@ -43,8 +43,11 @@ class Baseline:
         return f"compared with {self.base.label} (merge base {self.base.short})"
 
 
-def load_baseline(repo: GitRepo, base: Base, config: Config) -> Baseline:
-    every = repo.changes(base)
+def load_baseline(
+    repo: GitRepo, base: Base, config: Config, untracked: Sequence[str] | None = None
+) -> Baseline:
+    """The change from `base`; `untracked`: the untracked files, when a listing has them."""
+    every = repo.changes(base, untracked)
     gone = frozenset(c.path for c in every if c.status == "D") | frozenset(
         c.old_path for c in every if c.status == "R" and c.old_path
     )
@@ -91,11 +94,12 @@ def _entries_at(repo: GitRepo, rev: str, paths: list[str], config: Config) -> di
 
 def base_project(head: Project, baseline: Baseline) -> Project:
     """The project as it was: unchanged files as they are, changed ones as at the base."""
-    kept = [e for path, e in head.entries.items() if path not in baseline.replaced]
-    later = [e for path, e in head.later.items() if path not in baseline.replaced]
+    replaced = baseline.replaced  # a set made anew on each use
+    kept = [e for path, e in head.entries.items() if path not in replaced]
+    later = [e for path, e in head.later.items() if path not in replaced]
     base = Project([*kept, *baseline.entries], later=later)
     for ns, paths in head.broken.items():  # tree files known broken by summary alone
         for path in paths:
-            if path not in baseline.replaced and path not in base.entries:
+            if path not in replaced and path not in base.entries:
                 base.broken.setdefault(ns, []).append(path)
     return base

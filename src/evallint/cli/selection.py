@@ -10,7 +10,7 @@ from pathlib import Path
 from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.errors import EvallintError
-from evallint.io import discover
+from evallint.io import discover, git
 from evallint.model import Skipped
 from evallint.project import Entry
 
@@ -45,22 +45,15 @@ def choose(
     """`diff`: compare with this ref ("" for the default base) and check only the change."""
     if diff is not None and base is not None:
         raise EvallintError("use --diff BASE or --base REF, not both")
-    baseline = (
-        load(root, config, diff if diff is not None else base)
-        if diff is not None or base is not None
-        else None
-    )
-    if baseline is not None and diff is not None:
-        # Diff mode costs what the change costs: only the changed files are stat'ed.
-        tree, blobs = discover.listing(root, in_git, config)
-        wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
-        changed = [p for p in baseline.changed_paths if p in wanted]
-        safe, skipped, _, _ = (
-            discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
-        )
-        return Selection(
-            discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone, blobs=blobs
-        )
+    if diff is not None:
+        # git lists the tree while this process finds the base and the change.
+        started = git.Listing(root, ["."]) if in_git else None
+        try:
+            return _changed(paths, cwd, root, in_git, config, diff, started)
+        finally:
+            if started is not None:
+                started.close()
+    baseline = load(root, config, base) if base is not None else None
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
@@ -88,6 +81,29 @@ def choose(
     )
 
 
+def _changed(
+    paths: Sequence[str],
+    cwd: Path,
+    root: Path,
+    in_git: bool,
+    config: Config,
+    diff: str,
+    started: git.Listing | None,
+) -> Selection:
+    """Diff mode: what the change touched, of `paths` (every file when none are given). It
+    costs what the change costs: only the changed files are stat'ed."""
+    baseline = load(root, config, diff, started)
+    tree, blobs = discover.listing(root, in_git, config, started)
+    wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
+    changed = [p for p in baseline.changed_paths if p in wanted]
+    safe, skipped, _, _ = (
+        discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
+    )
+    return Selection(
+        discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone, blobs=blobs
+    )
+
+
 def _deleted(root: Path) -> frozenset[str]:
     from evallint.io.git import deleted_files
 
@@ -105,9 +121,15 @@ def _deleted_entries(root: Path, gone: frozenset[str], config: Config) -> tuple[
     return deleted_at_head(repo, gone, config)
 
 
-def load(root: Path, config: Config, ref: str | None) -> Baseline:
+def load(
+    root: Path, config: Config, ref: str | None, listing: git.Listing | None = None
+) -> Baseline:
+    """The change from the base of `ref`; `listing`: the tree's, which has the untracked files
+    (read only once the base is found: git lists the tree meanwhile)."""
     from evallint.baseline import load_baseline
     from evallint.io.git import GitRepo
 
     repo = GitRepo(root)
-    return load_baseline(repo, repo.base(ref or None, os.environ), config)
+    base = repo.base(ref or None, os.environ)
+    found = listing.result() if listing is not None else None
+    return load_baseline(repo, base, config, found[2] if found is not None else None)

@@ -100,15 +100,18 @@ def select(
     return out, skipped, listed, links
 
 
-def listing(root: Path, in_git: bool, config: Config) -> tuple[list[str], dict[str, str] | None]:
+def listing(
+    root: Path, in_git: bool, config: Config, started: git.Listing | None = None
+) -> tuple[list[str], dict[str, str] | None]:
     """Every file of the project (the tree references resolve against), nothing stat'ed by us;
-    and in git, the blob ids of the clean tracked files, from the same call (else None)."""
-    found = git.tree_files(root, ["."]) if in_git else None
+    and in git, the blob ids of the clean tracked files, from the same call (else None).
+    `started`: that call, begun earlier."""
+    found = (started or git.Listing(root, ["."])).result() if in_git else None
     if found is None:
         return [
             rel for rel in _walk_dir(root, root, False, config) if not config.excluded(rel)
         ], None
-    files, blobs = found
+    files, blobs, _ = found
     files.sort()
     return ([p for p in files if not config.excluded(p)] if config.exclude else files), blobs
 

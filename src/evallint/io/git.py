@@ -27,18 +27,32 @@ def clean_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def _git_lines(root: Path, *args: str) -> list[str] | None:
     """NUL-separated output of a git command; None when git is unusable here."""
+    return _lines(_start(root, args), args)
+
+
+def _start(root: Path, args: Sequence[str]) -> subprocess.Popen[bytes] | None:
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
+        return subprocess.Popen(
+            ["git", *args],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=clean_env(),
         )
     except OSError:  # no git executable
         return None
+
+
+def _lines(proc: subprocess.Popen[bytes] | None, args: Sequence[str]) -> list[str] | None:
+    if proc is None:
+        return None
+    out, err = proc.communicate()
     if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip()
+        message = err.decode("utf-8", "replace").strip()
         if "not a git repository" in message:
             return None
         raise EvallintError(f"git {args[0]} failed: {message}")
-    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
 def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
@@ -53,11 +67,40 @@ def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], dict[st
     """`list_files`' listing, and `clean_blobs`' ids of the files listed, from one call: both
     cost git one stat of every tracked file, and the listing's untracked walk takes as long as
     both together. None when git is unusable."""
-    # -t tags each path: "R" deleted from the working tree (--cached lists it too), "C"
-    # modified, "?" untracked; --stage gives the cached entries' blob ids.
-    args = ("-t", "--stage", "--cached", "--others", "--deleted", "--modified")
-    tagged = _git_lines(root, "ls-files", "-z", *args, "--exclude-standard", "--", *pathspecs)
-    return None if tagged is None else _tagged(tagged)
+    found = Listing(root, pathspecs).result()
+    return None if found is None else found[:2]
+
+
+# -t tags each path: "R" deleted from the working tree (--cached lists it too), "C" modified,
+# "?" untracked; --stage gives the cached entries' blob ids.
+_LISTING = ("ls-files", "-z", "-t", "--stage", "--cached", "--others", "--deleted", "--modified")
+
+
+class Listing:
+    """`tree_files`, started at once and read when wanted: git lists a large tree while this
+    process does other work (a --diff run imports GitPython and finds its base meanwhile)."""
+
+    def __init__(self, root: Path, pathspecs: Sequence[str]) -> None:
+        self._args = (*_LISTING, "--exclude-standard", "--", *pathspecs)
+        self._proc = _start(root, self._args)
+        self._found: tuple[list[str], dict[str, str], list[str]] | None = None
+
+    def result(self) -> tuple[list[str], dict[str, str], list[str]] | None:
+        """(the files, the clean files' blob ids, the untracked files); None outside git."""
+        if self._found is None and self._proc is not None:
+            tagged = _lines(self._proc, self._args)
+            self._proc = None
+            if tagged is not None:
+                files, blobs = _tagged(tagged)
+                self._found = files, blobs, [line[2:] for line in tagged if line[0] == "?"]
+        return self._found
+
+    def close(self) -> None:
+        """Ends git's listing if nobody read it (a run that failed first)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.communicate()
+            self._proc = None
 
 
 def clean_blobs(root: Path) -> dict[str, str] | None:
@@ -259,8 +302,9 @@ class GitRepo:
             "commit); tried origin/HEAD, main, master"
         )
 
-    def changes(self, base: Base) -> list[Change]:
-        """Working tree against the merge base: renames followed, untracked files included."""
+    def changes(self, base: Base, untracked: Sequence[str] | None = None) -> list[Change]:
+        """Working tree against the merge base: renames followed, untracked files included
+        (`untracked`: as a listing of the tree found them; None: git is asked)."""
         out = self.repo.git.diff(
             "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base.sha
         )
@@ -283,8 +327,10 @@ class GitRepo:
                 old = fields[i + 1] if kind in ("M", "D") else None
                 changes.append(Change(kind, fields[i + 1], old))
                 i += 2
-        untracked = self.repo.git.ls_files("-z", "--others", "--exclude-standard")
-        changes += [Change("U", p) for p in untracked.split("\0") if p]
+        if untracked is None:
+            listed = self.repo.git.ls_files("-z", "--others", "--exclude-standard")
+            untracked = [p for p in listed.split("\0") if p]
+        changes += [Change("U", p) for p in untracked]
         return changes
 
     def read_many(self, rev: str, paths: Sequence[str]) -> dict[str, bytes]:
