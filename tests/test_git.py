@@ -12,7 +12,7 @@ import pytest
 from evallint.baseline import load_baseline
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import GitRepo, Listing, clean_blobs, tree_files
+from evallint.io.git import GitRepo, Listing, clean_blobs, deleted_files, tree_files
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -318,7 +318,7 @@ def test_the_untracked_files_of_the_listing_are_the_changes_git_gives(branch: Re
     found = Listing(branch.root, ["."]).result()
     assert found is not None
     asked = repo.changes(base)
-    assert repo.changes(base, found[2]) == asked
+    assert repo.changes(base, found.untracked) == asked
     assert sorted(c.path for c in asked if c.status == "U") == [
         ".gitignore",
         "notes/a b.yaml",
@@ -494,8 +494,13 @@ def test_one_listing_call_gives_the_files_and_the_clean_blob_ids(repo: Repo) -> 
     repo.write({"edited.yaml": "now\n", "new.yaml": "u\n", "ignored.yaml": "i\n"})
     (repo.root / "gone.yaml").unlink()
     repo.git("rm", "-q", "staged.yaml")
-    listed, blobs = tree_files(repo.root, ["."]) or ([], {})
-    assert sorted(listed) == [".gitignore", "clean.yaml", "edited.yaml", "link.yaml", "new.yaml"]
+    names, blobs = tree_files(repo.root, ["."]) or ([], {})
+    assert sorted(names) == [".gitignore", "clean.yaml", "edited.yaml", "link.yaml", "new.yaml"]
     clean = repo.git("hash-object", "clean.yaml", ".gitignore").split()
     assert blobs == {"clean.yaml": clean[0], ".gitignore": clean[1]}
     assert clean_blobs(repo.root) == blobs
+    listed = Listing(repo.root, ["."]).result()
+    assert listed is not None and listed.untracked == ["new.yaml"]
+    assert listed.deleted == ["gone.yaml"]  # staged.yaml left the index: git diff --cached says
+    assert deleted_files(repo.root, listed) == deleted_files(repo.root)
+    assert deleted_files(repo.root) == {"gone.yaml", "staged.yaml"}

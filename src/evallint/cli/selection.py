@@ -58,7 +58,8 @@ def choose(
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
     # The tree is every file of the project: eval files for the index, any file for references.
-    tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config)
+    started = git.Listing(root, ["."]) if in_git and not whole else None
+    tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config, started)
     named = frozenset(
         discover.display_path(Path(os.path.normpath(cwd / p)), root)
         for p in paths
@@ -66,7 +67,7 @@ def choose(
     )
     # A partial run (pre-commit's) also answers for what the pending change deletes; a whole
     # run checks every file that could name them anyway.
-    gone = frozenset() if whole or not in_git else _deleted(root)
+    gone = frozenset() if whole or not in_git else _deleted(root, started)
     deleted = _deleted_entries(root, gone, config) if gone else ()
     return Selection(
         discover.checkable(safe),
@@ -104,10 +105,8 @@ def _changed(
     )
 
 
-def _deleted(root: Path) -> frozenset[str]:
-    from evallint.io.git import deleted_files
-
-    return deleted_files(root)
+def _deleted(root: Path, listing: git.Listing | None) -> frozenset[str]:
+    return git.deleted_files(root, listing.result() if listing is not None else None)
 
 
 def _deleted_entries(root: Path, gone: frozenset[str], config: Config) -> tuple[Entry, ...]:
@@ -132,4 +131,4 @@ def load(
     repo = GitRepo(root)
     base = repo.base(ref or None, os.environ)
     found = listing.result() if listing is not None else None
-    return load_baseline(repo, base, config, found[2] if found is not None else None)
+    return load_baseline(repo, base, config, found.untracked if found is not None else None)

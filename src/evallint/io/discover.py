@@ -111,7 +111,7 @@ def listing(
         return [
             rel for rel in _walk_dir(root, root, False, config) if not config.excluded(rel)
         ], None
-    files, blobs, _ = found
+    files, blobs = found.files, found.blobs
     files.sort()
     return ([p for p in files if not config.excluded(p)] if config.exclude else files), blobs
 

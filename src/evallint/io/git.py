@@ -68,7 +68,7 @@ def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], dict[st
     cost git one stat of every tracked file, and the listing's untracked walk takes as long as
     both together. None when git is unusable."""
     found = Listing(root, pathspecs).result()
-    return None if found is None else found[:2]
+    return None if found is None else (found.files, found.blobs)
 
 
 # -t tags each path: "R" deleted from the working tree (--cached lists it too), "C" modified,
@@ -83,16 +83,14 @@ class Listing:
     def __init__(self, root: Path, pathspecs: Sequence[str]) -> None:
         self._args = (*_LISTING, "--exclude-standard", "--", *pathspecs)
         self._proc = _start(root, self._args)
-        self._found: tuple[list[str], dict[str, str], list[str]] | None = None
+        self._found: Listed | None = None
 
-    def result(self) -> tuple[list[str], dict[str, str], list[str]] | None:
-        """(the files, the clean files' blob ids, the untracked files); None outside git."""
+    def result(self) -> Listed | None:
+        """What git listed; None outside git."""
         if self._found is None and self._proc is not None:
             tagged = _lines(self._proc, self._args)
             self._proc = None
-            if tagged is not None:
-                files, blobs = _tagged(tagged)
-                self._found = files, blobs, [line[2:] for line in tagged if line[0] == "?"]
+            self._found = _tagged(tagged) if tagged is not None else None
         return self._found
 
     def close(self) -> None:
@@ -108,10 +106,20 @@ def clean_blobs(root: Path) -> dict[str, str] | None:
     known without reading a byte. Modified, deleted, unmerged and linked files are left out
     (git compares stat data, and content where stat data is not conclusive). None outside git."""
     tagged = _git_lines(root, "ls-files", "-z", "-t", "--stage", "--modified")
-    return None if tagged is None else _tagged(tagged)[1]
+    return None if tagged is None else _tagged(tagged).blobs
 
 
-def _tagged(lines: list[str]) -> tuple[list[str], dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What `ls-files -t --stage` lines say of the working tree."""
+
+    files: list[str]  # what it has: tracked files not deleted, untracked ones not ignored
+    blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
+    untracked: list[str]
+    deleted: list[str]  # tracked, and gone from it
+
+
+def _tagged(lines: list[str]) -> Listed:
     """The files of `ls-files -t --stage` lines that the working tree has, and the blob ids of
     those git knows clean.
 
@@ -124,9 +132,11 @@ def _tagged(lines: list[str]) -> tuple[list[str], dict[str, str]]:
     blobs: dict[str, str] = {}
     changed: list[str] = []
     gone: list[str] = []
+    untracked: list[str] = []
     for line in lines:
         if line[0] == "?":
             files[line[2:]] = None
+            untracked.append(line[2:])
             continue
         # "H <mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
         tab = line.index("\t")
@@ -143,7 +153,7 @@ def _tagged(lines: list[str]) -> tuple[list[str], dict[str, str]]:
         files.pop(path, None)
     for path in (*changed, *gone):
         blobs.pop(path, None)
-    return list(files), blobs
+    return Listed(list(files), blobs, untracked, list(dict.fromkeys(gone)))
 
 
 _PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
@@ -166,16 +176,17 @@ def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
     return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
 
 
-def deleted_files(root: Path) -> frozenset[str]:
+def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
     """Files the pending change deletes: staged deletions against HEAD, and files deleted from
-    the working tree (pre-commit passes neither to a hook)."""
+    the working tree (pre-commit passes neither to a hook); `listed`: the tree's listing,
+    which has the latter."""
     try:
         staged = _git_lines(
             root, "diff", "--cached", "--name-only", "-z", "--diff-filter=D", "HEAD"
         )
     except EvallintError:  # no commit yet: nothing can have been deleted from one
         staged = None
-    unstaged = _git_lines(root, "ls-files", "-z", "--deleted")
+    unstaged = listed.deleted if listed else _git_lines(root, "ls-files", "-z", "--deleted")
     return frozenset((staged or []) + (unstaged or []))
 
 
