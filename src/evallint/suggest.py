@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable
 
@@ -24,6 +23,8 @@ def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
     for c in candidates:
         if _norm(c) == norm:
             return c
+    import difflib  # a run without a misspelt name never needs it
+
     found = difflib.get_close_matches(word, candidates, n=3, cutoff=CUTOFF)
     if not found and len(word) >= 3:
         # One slip in a short name (tome for tone) falls below any useful ratio cutoff.

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evallint.about import __version__
-from evallint.cli import commands
 from evallint.errors import EvallintError
 
 if TYPE_CHECKING:
@@ -472,12 +471,24 @@ def _write(text: str, output: str | None) -> None:
         raise EvallintError(f"cannot write {output!r}: {exc.strerror}") from None
 
 
+def _other(name: str) -> Callable[[argparse.Namespace], int]:
+    """A command of `commands.py`, imported when it runs: a check never needs it."""
+
+    def run(args: argparse.Namespace) -> int:
+        from evallint.cli import commands
+
+        found: Callable[[argparse.Namespace], int] = getattr(commands, name)
+        return found(args)
+
+    return run
+
+
 _COMMANDS = {
     "check": run_check,
-    "bump": commands.run_bump,
-    "init": commands.run_init,
-    "rules": commands.run_rules,
-    "rule": commands.run_rule,
+    "bump": _other("run_bump"),
+    "init": _other("run_init"),
+    "rules": _other("run_rules"),
+    "rule": _other("run_rule"),
     "completion": lambda args: _completion(args.shell),
-    "schema": commands.run_schema,
+    "schema": _other("run_schema"),
 }

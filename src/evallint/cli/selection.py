@@ -6,13 +6,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.io import discover, git
 from evallint.model import Skipped
 from evallint.project import Entry
+
+if TYPE_CHECKING:
+    from evallint.baseline import Baseline
 
 
 @dataclass(frozen=True, slots=True)

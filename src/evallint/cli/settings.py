@@ -4,7 +4,6 @@ schema before use, and the command-line flags on top. The `Config` itself is pla
 from __future__ import annotations
 
 import datetime
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +47,8 @@ def _tool_table(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only a project with a configuration file pays its import
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

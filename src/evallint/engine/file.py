@@ -11,8 +11,8 @@ import datetime
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from evallint.baseline import Baseline, base_project
 from evallint.config import Config
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
@@ -25,6 +25,9 @@ from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope
 from evallint.validation.schemas import Engines
+
+if TYPE_CHECKING:
+    from evallint.baseline import Baseline
 
 
 @dataclass(slots=True)
@@ -400,9 +403,18 @@ def skeleton(data: JSON, places: Sequence[Pointer]) -> JSON:
     return data
 
 
+def base_of(head: Project, baseline: Baseline | None) -> Project | None:
+    """The project as it was at the base, made once per project; None without a base."""
+    if baseline is None:
+        return None
+    from evallint.baseline import base_project  # only a run with a base needs the module
+
+    return head.facts.get(base_project, head, baseline)
+
+
 def check_all(pending: list[Pending], run: Run, source: Source, head: Project) -> list[Diagnostic]:
     """Phase two for files read in phase one: the rules that need the whole project."""
-    base = head.facts.get(base_project, head, run.baseline) if run.baseline else None
+    base = base_of(head, run.baseline)
     out: list[Diagnostic] = []
     for p in pending:
         ctx = context(p.entry, run, head, base)

@@ -8,17 +8,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evallint.baseline import Baseline, base_project
 from evallint.config import Config
 from evallint.engine import index, parallel
-from evallint.engine.file import Run, active_rules, check_entry, context
+from evallint.engine.file import Run, active_rules, base_of, check_entry, context
 from evallint.io.source import Source
 from evallint.model import Diagnostic, Report
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Others, never
 from evallint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from evallint.baseline import Baseline
 
 KNOW_LINKS_FROM = 1000  # tree size from which reading every folder beats a check per file
 
@@ -77,7 +80,7 @@ def lint(
     also = baseline.entries if baseline else list(deleted)
     indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
     head = indexed.project
-    base = head.facts.get(base_project, head, baseline) if baseline else None  # built once
+    base = base_of(head, baseline)  # built once
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
         found = check_entry(entry, context(entry, run, head, base), run, source, scope="refs")

@@ -9,9 +9,8 @@ import datetime
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from evallint.baseline import Baseline
 from evallint.config import Config
 from evallint.io.source import Source
 from evallint.kinds import Kind
@@ -21,6 +20,9 @@ from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.validation.keys import ObjectKeys, closed_check, walk_keys
 from evallint.validation.schemas import FEW, Engines, SchemaError, validate
+
+if TYPE_CHECKING:
+    from evallint.baseline import Baseline
 
 
 def never(path: str) -> bool:
