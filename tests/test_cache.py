@@ -322,3 +322,26 @@ def test_a_cache_the_tree_lists_is_told_from_names_that_only_start_alike(
     tmp_path: Path, tree: list[str], listed: bool
 ) -> None:
     assert (open_cache(tmp_path, True, Config(), tree, enabled=True)[1] is not None) == listed
+
+
+def test_summaries_made_by_two_processes_are_those_one_makes(
+    r: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold cache in a large tree is filled by forked processes, each a share of the files:
+    the findings and the cache they leave are those of one process."""
+    one = _lint(r, ["datasets/d0.yaml"])[0]
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    alone = cache.read_bytes()
+    cache.unlink()
+    monkeypatch.setattr(index, "SPLIT_FROM", 2)
+    monkeypatch.setattr(index, "count_for", lambda files, jobs: 2)
+    assert (
+        _lint(r, ["datasets/d0.yaml"])[0] == one == ["datasets/d0.yaml:4:17: unknown-ref-version"]
+    )
+    assert cache.read_bytes() == alone
+
+
+def test_a_split_map_keeps_the_order_of_its_items() -> None:
+    from evallint.engine.parallel import split_map
+
+    assert split_map(str, list(range(11)), 3) == [str(i) for i in range(11)]

@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from typing import Protocol
 
 from evallint.config import Config
+from evallint.engine.parallel import count_for, split_map
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
@@ -118,9 +121,11 @@ def build(
     also: Sequence[Entry] = (),
     gone: frozenset[str] = frozenset(),
     store: Store | None = None,
+    jobs: int | None = None,
 ) -> Indexed:
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
-    `gone`: files the change deletes; `store`: summaries from earlier runs."""
+    `gone`: files the change deletes; `store`: summaries from earlier runs; `jobs`: processes
+    that summarize the files no summary is kept for (None: every core, for many files)."""
     inside = {e.doc.path for e in linted}
     defined = _defined_ids([*linted, *also])
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
@@ -136,6 +141,8 @@ def build(
     known: Mapping[str, str] = store.known() if store is not None else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None else {}
     may_name = _may_name(named)
+    unknown: list[tuple[str, str | None]] = []  # (path, key) of files to summarize now
+    summarized: list[tuple[str, Summary]] = []  # from the cache
     for path in eval_files(tree):
         if path in inside:
             continue
@@ -152,26 +159,22 @@ def build(
             continue
         summary = Summary.from_json(cached) if cached is not None else None
         if summary is None:
-            summary = _summary(path, key, source, config, store)
+            unknown.append((path, key))
+        else:
+            summarized.append((path, summary))
+    fresh = _summaries(unknown, source, config, store, jobs)
+    for path, summary in chain(summarized, fresh):
         if summary.kind is not None and not summary.ident:
             broken.append((summary.kind, path))
         elif summary.kind is not None:
-            kind = BY_NAME[summary.kind]
-            held = Later(
-                path,
-                kind,
-                summary.ident,
-                summary.version,
-                summary.written,
-                load,
-                summary.mentions,
-                summary.digest,
-            )
-            later.append(held)
+            later.append(_later(path, summary, load))
         elif defined and summary.mentions:
             refs = _refs_to(summary.mentions, named)
             if refs:
                 mentioning.append((path, refs))
+    # In the tree's order, as if each file were taken in turn (messages list broken files).
+    broken.sort(key=lambda b: b[1])
+    mentioning.sort(key=lambda m: m[0])
     if store is not None:
         store.keep(others)
     project = Project(linted, later=later)
@@ -193,6 +196,21 @@ def build(
     return Indexed(project, tuple(touched + referrers), tuple(naming))
 
 
+def _later(path: str, summary: Summary, load: Callable[[str, Kind], Entry]) -> Later:
+    assert summary.kind is not None
+    kind = BY_NAME[summary.kind]
+    return Later(
+        path,
+        kind,
+        summary.ident,
+        summary.version,
+        summary.written,
+        load,
+        summary.mentions,
+        summary.digest,
+    )
+
+
 def _cached(entry: JSON, key: str | None) -> JSON:
     """The summary an earlier run kept, when it was made from this content; else None."""
     if key is not None and isinstance(entry, list) and len(entry) == 2 and entry[0] == key:
@@ -200,30 +218,57 @@ def _cached(entry: JSON, key: str | None) -> JSON:
     return None
 
 
+SPLIT_FROM = 2000  # files to summarize from which other processes share the work
+
+
+def _summaries(
+    unknown: list[tuple[str, str | None]],
+    source: Source,
+    config: Config,
+    store: Store | None,
+    jobs: int | None,
+) -> list[tuple[str, Summary]]:
+    """The summaries of files none is kept for, made from their bytes (and kept for the next
+    run). Many (a cold cache in a large tree) are made by forked processes, each a share."""
+    kept = store.kept() if store is not None else None
+    count = count_for(len(unknown), jobs) if len(unknown) >= SPLIT_FROM else 1
+    made = split_map(partial(_summary, source=source, config=config, kept=kept), unknown, count)
+    out = []
+    for (path, _), (summary, key) in zip(unknown, made, strict=True):
+        if store is not None and key is not None:
+            store.put(path, key, summary.to_json())
+        out.append((path, summary))
+    return out
+
+
 def _summary(
-    path: str, key: str | None, source: Source, config: Config, store: Store | None
-) -> Summary:
-    """The file's summary, made from its bytes (and kept for the next run)."""
+    item: tuple[str, str | None],
+    *,
+    source: Source,
+    config: Config,
+    kept: Mapping[str, JSON] | None,
+) -> tuple[Summary, str | None]:
+    """A file's summary, and the content key to keep it under (None: not to be kept).
+    `kept`: what the cache holds, None without one."""
+    path, key = item
     raw = _bytes(path, source, config)
     if raw is None:
         # Unreadable, or over the size limit (never parsed, as the run itself would not): it
         # defines nothing a reference could resolve to, and nothing of it is kept.
         kind = _definer_by_path(path, config)
-        return Summary(kind=kind.name) if kind is not None else NOTHING
-    if store is None:
-        return _summarize(path, raw, source, config)
+        return (Summary(kind=kind.name) if kind is not None else NOTHING), None
+    if kept is None:
+        return _summarize(path, raw, source, config), None
     if key is None:
         # Modified or untracked: its key is its bytes' hash, and an earlier run may have kept
         # the summary of these very bytes (then nothing is written again).
         from evallint.io.cache import blob_id
 
         key = blob_id(raw)
-        found = Summary.from_json(_cached(store.kept().get(path), key))
+        found = Summary.from_json(_cached(kept.get(path), key))
         if found is not None:
-            return found
-    summary = _summarize(path, raw, source, config)
-    store.put(path, key, summary.to_json())
-    return summary
+            return found, None
+    return _summarize(path, raw, source, config), key
 
 
 # JSON and YAML may spell any character of a reference as an escape (`\/`, `\u0072`, YAML's

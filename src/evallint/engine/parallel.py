@@ -18,7 +18,7 @@ import copyreg
 import gc
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from evallint.engine.file import Run, check_all, read_all
 from evallint.io.source import Source
@@ -79,6 +79,41 @@ def count_for(files: int, jobs: int | None) -> int:
     import multiprocessing
 
     return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+# What split_map's forked workers run, set just before the fork, inherited, never pickled.
+_SPLIT: tuple[Callable[[Any], Any], Sequence[Any], int] | None = None
+
+
+def split_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> list[R]:
+    """`fn` of each item, in order, by `count` forked processes (1: this one), each taking
+    every count-th item (large and small files mix). `fn` and the items are inherited, not
+    pickled; only the answers cross back."""
+    if count < 2:
+        return [fn(x) for x in items]
+    import multiprocessing
+
+    global _SPLIT
+    _SPLIT = (fn, items, count)
+    gc.freeze()  # as for Forked: workers must not copy every inherited page by collecting
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            parts = pool.map(_split_part, range(count))
+    finally:
+        _SPLIT = None
+        gc.unfreeze()
+    out: list[Any] = [None] * len(items)
+    for first, part in enumerate(parts):
+        out[first::count] = part
+    return out
+
+
+def _split_part(first: int) -> list[Any]:
+    assert _SPLIT is not None
+    fn, items, step = _SPLIT
+    return [fn(x) for x in items[first::step]]
 
 
 # An entry as sent between processes: whole for a file that defines something (rubrics,

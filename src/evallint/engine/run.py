@@ -78,7 +78,9 @@ def lint(
     run.skipped += skipped
     checked = len(entries) + len(_unread(entries, run.diagnostics))
     also = baseline.entries if baseline else list(deleted)
-    indexed = index.build(entries, tree, source, config, also=also, gone=gone, store=store)
+    indexed = index.build(
+        entries, tree, source, config, also=also, gone=gone, store=store, jobs=jobs
+    )
     head = indexed.project
     base = base_of(head, baseline)  # built once
     run.diagnostics += crew.check(head)
