@@ -8,6 +8,7 @@ import fastjsonschema
 import pytest
 
 from evallint.validation.codegen import tune
+from evallint.validation.raised import SchemaFailure, SchemaFailures
 from evallint.validation.schemas import NO_NETWORK, compile_schema, load_schema, schema_names
 
 ITEMS_BY_REF: dict[str, Any] = {
@@ -20,7 +21,7 @@ ITEMS_BY_REF: dict[str, Any] = {
 def _errors(check: Any, data: Any) -> list[tuple[str | None, str]]:
     try:
         check(data)
-    except fastjsonschema.JsonSchemaValuesException as exc:
+    except (fastjsonschema.JsonSchemaValuesException, SchemaFailures) as exc:
         return [(e.name, e.message) for e in exc.errors]
     return []
 
@@ -53,3 +54,22 @@ def test_every_bundled_schema_compiles_tuned_to_the_same_errors(name: str) -> No
     documents: list[Any] = [{}, {"questions": [{}], "checks": [{}], "tests": [{}]}, []]
     for data in documents:
         assert _errors(compile_schema(schema), data) == _errors(upstream, data), data
+
+
+@pytest.mark.parametrize("name", schema_names())
+def test_tuned_code_raises_our_failures_and_never_imports_fastjsonschema(name: str) -> None:
+    """Validating a document must not import fastjsonschema: the generated code's one import
+    of it is pointed at our classes (a release that changes that line fails here)."""
+    code = fastjsonschema.compile_to_code(
+        load_schema(name), handlers=NO_NETWORK, use_default=False, fast_fail=False
+    )
+    assert "fastjsonschema" in code
+    assert "fastjsonschema" not in tune(code)
+
+
+def test_a_failure_carries_its_keyword_and_argument() -> None:
+    with pytest.raises(SchemaFailures) as raised:
+        compile_schema({"properties": {"a": {"enum": [1, 2]}}})({"a": 3})
+    (failure,) = raised.value.errors
+    assert isinstance(failure, SchemaFailure)
+    assert (failure.name, failure.rule, failure.rule_definition) == ("data.a", "enum", [1, 2])

@@ -26,9 +26,17 @@ def _as_fstring(match: re.Match[str]) -> str:
     return f'f"{body}"'
 
 
+_IMPORT = "from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n"
+_OURS = (
+    "from evallint.validation.raised import SchemaFailure as JsonSchemaValueException, "
+    "SchemaFailures as JsonSchemaValuesException\n"
+)
+
+
 def tune(code: str) -> str:
-    """The same validator, without a frame copy per array item."""
-    return _FORMAT_LOCALS.sub(_as_fstring, code)
+    """The same validator, without a frame copy per array item, raising our failure classes
+    (validation/raised.py): a document that passes needs no fastjsonschema import."""
+    return _FORMAT_LOCALS.sub(_as_fstring, code.replace(_IMPORT, _OURS))
 
 
 def entry_name(code: str) -> str:

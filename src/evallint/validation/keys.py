@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evallint.model import JSON, Pointer
+from evallint.validation.raised import SchemaFailure
 from evallint.validation.schemas import (
     FEW,
     Engines,
@@ -290,11 +291,9 @@ def _condition(key: int, root: Schema, condition: Schema) -> Any:
         )
 
         def check(data: JSON) -> bool:
-            import fastjsonschema
-
             try:
                 validate(data)
-            except fastjsonschema.JsonSchemaValueException:
+            except SchemaFailure:
                 return False
             return True
 

@@ -20,6 +20,7 @@ from evallint.errors import EvallintError
 from evallint.model import JSON, Pointer
 from evallint.suggest import suggest
 from evallint.validation.codegen import module_name
+from evallint.validation.raised import SchemaFailure, SchemaFailures
 
 Validator = Callable[[JSON], JSON]
 
@@ -180,11 +181,9 @@ def validate(name: str, data: JSON, engines: Engines = FEW) -> list[SchemaError]
 
 
 def _run(check: Validator, root: dict[str, Any], data: JSON, at: Pointer) -> list[SchemaError]:
-    import fastjsonschema
-
     try:
         check(data)
-    except fastjsonschema.JsonSchemaValuesException as exc:
+    except SchemaFailures as exc:
         return [e for err in exc.errors for e in _convert(err, data, root, at)]
     return []
 
@@ -280,8 +279,10 @@ def json_type(value: JSON) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _convert(err: Any, data: JSON, root: dict[str, Any], at: Pointer) -> Iterator[SchemaError]:
-    keyword, arg, value = err.rule, err.rule_definition, err.value
+def _convert(
+    err: SchemaFailure, data: JSON, root: dict[str, Any], at: Pointer
+) -> Iterator[SchemaError]:
+    keyword, arg, value = err.rule or "", err.rule_definition, err.value
     pointer = (*at, *pointer_of(err.name or "data", data))
     if keyword in ("anyOf", "oneOf") and isinstance(value, dict | list):
         # "matches no shape" says little; when only one shape takes this kind of value, say
