@@ -235,6 +235,25 @@ def test_workers_get_the_whole_index_when_it_comes_in_chunks(
     assert found == serial.check(Project(serial.read()[0]))
 
 
+def test_a_worker_killed_before_the_index_fails_the_run_not_the_pipe() -> None:
+    """A pipe broken by a dead worker is an internal error: the command reads a broken pipe
+    as its reader having all it wanted (exit 0), which would pass the run."""
+    paths = [f"rubrics/r{i}.yaml" for i in range(4)]
+    source = DictSource({p: RUBRIC_TEXT.replace("tone", p[9:11]) for p in paths})
+    forked = parallel.Forked(paths, 2, _run(), source)
+    head = Project(forked.read()[0])
+    for proc in forked._procs:
+        proc.kill()
+        proc.join()
+    with pytest.raises(RuntimeError, match="worker process ended"):
+        forked.check(head)
+
+
+def test_a_failing_share_of_a_split_map_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="in a worker process: ZeroDivisionError"):
+        parallel.split_map(lambda x: 1 // x, [1, 0, 2, 3], 2)
+
+
 def test_the_worker_count_follows_jobs_and_run_size() -> None:
     assert parallel.count_for(10, None) == 1
     assert parallel.count_for(1, 8) == 1

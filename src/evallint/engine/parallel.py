@@ -96,24 +96,46 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> list[R]:
     import multiprocessing
 
     global _SPLIT
+    context = multiprocessing.get_context("fork")
+    conns, procs = [], []
     _SPLIT = (fn, items, count)
     gc.freeze()  # as for Forked: workers must not copy every inherited page by collecting
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
-            parts = pool.map(_split_part, range(count))
+        for first in range(count):
+            mine, theirs = context.Pipe()
+            proc = context.Process(target=_split_part, args=(theirs, first), daemon=True)
+            proc.start()
+            theirs.close()  # so a worker that dies gives EOF here, not a hang
+            conns.append(mine)
+            procs.append(proc)
     finally:
         _SPLIT = None
         gc.unfreeze()
     out: list[Any] = [None] * len(items)
-    for first, part in enumerate(parts):
-        out[first::count] = part
+    for first, conn in enumerate(conns):
+        out[first::count] = _receive(conn)
+    for proc in procs:
+        proc.join()
     return out
 
 
-def _split_part(first: int) -> list[Any]:
+def _split_part(conn: Connection, first: int) -> None:
     assert _SPLIT is not None
     fn, items, step = _SPLIT
-    return [fn(x) for x in items[first::step]]
+    try:
+        conn.send(("ok", [fn(x) for x in items[first::step]]))
+    except BaseException as exc:  # reported by the parent, which owns the exit code
+        conn.send(_failure(exc))
+    finally:
+        conn.close()
+
+
+def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
+    """What a worker sends when it fails: one line, and the traceback under EVALLINT_DEBUG."""
+    import traceback
+
+    detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
+    return ("error", (f"{type(exc).__name__}: {exc}", detail))
 
 
 # An entry as sent between processes: whole for a file that defines something (rubrics,
@@ -222,8 +244,11 @@ class Forked:
         return found
 
     def _send(self, message: bytes) -> None:
-        for conn in self._conns:
-            conn.send_bytes(message)
+        try:
+            for conn in self._conns:
+                conn.send_bytes(message)
+        except OSError:  # BrokenPipeError: stdout's, to the command, would mean "all is well"
+            raise RuntimeError(_GONE) from None
 
 
 def _index(conn: Connection) -> Project:
@@ -240,11 +265,14 @@ def _index(conn: Connection) -> Project:
         entries += map(unpack, payload)
 
 
+_GONE = "a worker process ended without reporting (killed?)"
+
+
 def _receive(conn: Connection) -> Any:
     try:
         status, payload = conn.recv()
     except EOFError:
-        raise RuntimeError("a worker process ended without reporting (killed?)") from None
+        raise RuntimeError(_GONE) from None
     if status == "error":
         message, detail = payload
         # One line, as any internal error; the traceback only under EVALLINT_DEBUG.
@@ -253,7 +281,6 @@ def _receive(conn: Connection) -> Any:
 
 
 def _work(conn: Connection, first: int) -> None:
-    import traceback
 
     assert _JOB is not None
     paths, step, run, source = _JOB
@@ -263,7 +290,6 @@ def _work(conn: Connection, first: int) -> None:
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
         conn.send(("ok", check_all(pending, run, source, _index(conn))))
     except BaseException as exc:  # reported by the parent, which owns the exit code
-        detail = traceback.format_exc() if os.environ.get("EVALLINT_DEBUG") else ""
-        conn.send(("error", (f"{type(exc).__name__}: {exc}", detail)))
+        conn.send(_failure(exc))
     finally:
         conn.close()
