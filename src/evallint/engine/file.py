@@ -316,9 +316,14 @@ class Pending:
     notes: dict[int, Suppression] | None = None
 
 
+# What waits for phase two: a bare entry is the common case, a slim one whose phase one used
+# no suppression comment (no Pending made for it: thousands wait at once).
+Waiting = Pending | Entry
+
+
 def read_all(
     paths: Sequence[str], source: Source, run: Run
-) -> tuple[list[Entry], list[Diagnostic], list[Skipped], list[Pending]]:
+) -> tuple[list[Entry], list[Diagnostic], list[Skipped], list[Waiting]]:
     """Phase one for `paths`: read, parse and classify each file, and run the rules that need
     no project at once. What is kept is what the project needs of each file (entries, as
     `shared_only` keeps them) and what phase two needs (`Pending`): memory does not grow with
@@ -345,7 +350,7 @@ _NOT_YET: Project  # set below: the project as phase one sees it
 
 def _first(
     entry: Entry, shared: Entry, run: Run, source: Source
-) -> tuple[list[Diagnostic], Pending | None]:
+) -> tuple[list[Diagnostic], Waiting | None]:
     """Phase one of a file's check: the rules that need no project; and what phase two needs
     (`shared`: what the project keeps of the file, which a slim entry reuses when it is all)."""
     now, later = run.phases(entry.kind.name)
@@ -368,6 +373,8 @@ def _first(
     data = skeleton(doc.data, [p for k in keeps if k is not None for p in k(doc)])
     if data != shared.doc.data:
         shared = Entry(Document(doc.path, doc.fmt, "", data, True, ()), entry.kind)
+    if used is None and part.notes is None:
+        return out, shared
     return out, Pending(shared, slim=True, used=used, notes=part.notes)
 
 
@@ -412,11 +419,14 @@ def base_of(head: Project, baseline: Baseline | None) -> Project | None:
     return head.facts.get(base_project, head, baseline)
 
 
-def check_all(pending: list[Pending], run: Run, source: Source, head: Project) -> list[Diagnostic]:
+def check_all(
+    pending: Sequence[Waiting], run: Run, source: Source, head: Project
+) -> list[Diagnostic]:
     """Phase two for files read in phase one: the rules that need the whole project."""
     base = base_of(head, run.baseline)
     out: list[Diagnostic] = []
-    for p in pending:
+    for waiting in pending:
+        p = Pending(waiting, slim=True) if isinstance(waiting, Entry) else waiting
         ctx = context(p.entry, run, head, base)
         if p.chunked:
             out += check_entry(p.entry, ctx, run, source)

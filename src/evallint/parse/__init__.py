@@ -35,7 +35,17 @@ class Document:
     data: JSON
     ok: bool  # False when the text could not be read as data at all
     problems: tuple[Problem, ...]
-    facts: Facts = field(default_factory=Facts, compare=False, repr=False)  # worked out once
+    # What is worked out once about it, made on first use: a large run keeps a small document
+    # per checked file, most never asked (a cache, so set even on a frozen document).
+    _facts: Facts | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def facts(self) -> Facts:
+        found = self._facts
+        if found is None:
+            found = Facts()
+            object.__setattr__(self, "_facts", found)
+        return found
 
     def source_map(self) -> SourceMap | None:
         """Spans are found by a second pass, paid only by files that have findings."""
