@@ -251,8 +251,9 @@ class Forked:
             raise RuntimeError(_GONE) from None
 
 
-def _index(conn: Connection) -> Project:
-    """The project as the parent sends it, chunk by chunk (`Forked.check`)."""
+def _index(conn: Connection, mine: dict[str, Entry]) -> Project:
+    """The project as the parent sends it, chunk by chunk (`Forked.check`). `mine`: this
+    worker's own files, as it keeps them: those are used, not copies of them."""
     import pickle
 
     entries: list[Entry] = []
@@ -262,7 +263,11 @@ def _index(conn: Connection) -> Project:
             head = Project(entries, ordered=True)
             head.broken = payload
             return head
-        entries += map(unpack, payload)
+        entries += (mine.get(_path(p)) or unpack(p) for p in payload)
+
+
+def _path(packed: Packed) -> str:
+    return packed.doc.path if isinstance(packed, Entry) else packed[0]
 
 
 _GONE = "a worker process ended without reporting (killed?)"
@@ -288,7 +293,8 @@ def _work(conn: Connection, first: int) -> None:
         entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
-        conn.send(("ok", check_all(pending, run, source, _index(conn))))
+        head = _index(conn, {e.doc.path: e for e in entries})
+        conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
     finally:
