@@ -14,9 +14,10 @@ import pytest
 
 from evallint.config import Config
 from evallint.engine import index
+from evallint.engine import run as run_module
 from evallint.engine.run import lint
 from evallint.io import discover
-from evallint.io.cache import FOLDER, blob_id, open_cache
+from evallint.io.cache import FOLDER, TreeCache, blob_id, open_cache
 from evallint.io.source import FsSource
 from evallint.model import JSON
 from test_git import RUBRIC, Repo
@@ -345,3 +346,22 @@ def test_a_split_map_keeps_the_order_of_its_items() -> None:
     from evallint.engine.parallel import split_map
 
     assert split_map(str, list(range(11)), 3) == [str(i) for i in range(11)]
+
+
+def test_a_whole_run_neither_loads_the_cache_nor_asks_git_for_keys(
+    r: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every eval file is in the run: no summary of another file is needed."""
+    _lint(r, ["datasets/d0.yaml"])  # a cache on disk, as a warm run would find it
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a whole run asked for the cache")
+
+    monkeypatch.setattr(TreeCache, "known", refuse)
+    monkeypatch.setattr(TreeCache, "kept", refuse)
+    monkeypatch.setattr(run_module, "_asks_many", lambda paths, store: True)
+    tree = sorted(p.relative_to(r.root).as_posix() for p in r.root.rglob("*.yaml"))
+    tree = [p for p in tree if not p.startswith(".")]
+    store, _ = open_cache(r.root, True, Config(), tree, enabled=True)
+    report = lint(tree, FsSource(r.root), Config(), tree=tree, store=store)
+    assert [d.rule for d in report.diagnostics] == ["unknown-ref-version"]

@@ -138,14 +138,14 @@ def build(
     def load(path: str, kind: Kind) -> Entry:
         return _load(path, kind, source, config)
 
-    known: Mapping[str, str] = store.known() if store is not None else {}
-    kept: Mapping[str, JSON] = store.kept() if store is not None else {}
+    rest = [p for p in eval_files(tree) if p not in inside]
+    # A whole run has no rest: it neither loads the cache nor asks git for content keys.
+    known: Mapping[str, str] = store.known() if store is not None and rest else {}
+    kept: Mapping[str, JSON] = store.kept() if store is not None and rest else {}
     may_name = _may_name(named)
     unknown: list[tuple[str, str | None]] = []  # (path, key) of files to summarize now
     summarized: list[tuple[str, Summary]] = []  # from the cache
-    for path in eval_files(tree):
-        if path in inside:
-            continue
+    for path in rest:
         key = known.get(path)
         if key is None and leaves is not None and leaves(path):
             continue  # never read a file a symlink takes out of the project
@@ -230,6 +230,8 @@ def _summaries(
 ) -> list[tuple[str, Summary]]:
     """The summaries of files none is kept for, made from their bytes (and kept for the next
     run). Many (a cold cache in a large tree) are made by forked processes, each a share."""
+    if not unknown:
+        return []
     kept = store.kept() if store is not None else None
     count = count_for(len(unknown), jobs) if len(unknown) >= SPLIT_FROM else 1
     made = split_map(partial(_summary, source=source, config=config, kept=kept), unknown, count)
