@@ -111,9 +111,8 @@ def listing(
         return [
             rel for rel in _walk_dir(root, root, False, config) if not config.excluded(rel)
         ], None
-    files, blobs = found.files, found.blobs
-    files.sort()
-    return ([p for p in files if not config.excluded(p)] if config.exclude else files), blobs
+    files = sorted(found.files)
+    return ([p for p in files if not config.excluded(p)] if config.exclude else files), found.blobs
 
 
 def checkable(paths: Sequence[str]) -> list[str]:

@@ -186,7 +186,10 @@ def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
         )
     except EvallintError:  # no commit yet: nothing can have been deleted from one
         staged = None
-    unstaged = listed.deleted if listed else _git_lines(root, "ls-files", "-z", "--deleted")
+    if listed is not None:
+        unstaged: list[str] | None = listed.deleted
+    else:
+        unstaged = _git_lines(root, "ls-files", "-z", "--deleted")
     return frozenset((staged or []) + (unstaged or []))
 
 
