@@ -93,30 +93,45 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> list[R]:
     pickled; only the answers cross back."""
     if count < 2:
         return [fn(x) for x in items]
-    import multiprocessing
 
     global _SPLIT
-    context = multiprocessing.get_context("fork")
-    conns, procs = [], []
     _SPLIT = (fn, items, count)
-    gc.freeze()  # as for Forked: workers must not copy every inherited page by collecting
     try:
-        for first in range(count):
-            mine, theirs = context.Pipe()
-            proc = context.Process(target=_split_part, args=(theirs, first), daemon=True)
-            proc.start()
-            theirs.close()  # so a worker that dies gives EOF here, not a hang
-            conns.append(mine)
-            procs.append(proc)
+        conns, procs = _spawn(_split_part, count)
     finally:
         _SPLIT = None
-        gc.unfreeze()
     out: list[Any] = [None] * len(items)
     for first, conn in enumerate(conns):
         out[first::count] = _receive(conn)
     for proc in procs:
         proc.join()
     return out
+
+
+def _spawn(
+    target: Callable[[Connection, int], None], count: int
+) -> tuple[list[Connection], list[Any]]:
+    """`count` forked workers running `target(pipe, first)`, and this end of their pipes.
+    What they run is set in a module global just before: inherited, never pickled."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    conns: list[Connection] = []
+    procs: list[Any] = []
+    # Collections in a worker would otherwise write to every object inherited from this
+    # process, copying their memory pages; frozen objects are never scanned.
+    gc.freeze()
+    try:
+        for first in range(count):
+            mine, theirs = context.Pipe()
+            proc = context.Process(target=target, args=(theirs, first), daemon=True)
+            proc.start()
+            theirs.close()  # so a worker that dies gives EOF here, not a hang
+            conns.append(mine)
+            procs.append(proc)
+    finally:
+        gc.unfreeze()  # this process goes on collecting as before
+    return conns, procs
 
 
 def _split_part(conn: Connection, first: int) -> None:
@@ -188,28 +203,13 @@ class Forked:
     them, and checks them once the parent sends the index."""
 
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
-        import multiprocessing
-
         global _JOB
-        context = multiprocessing.get_context("fork")
         self._paths = paths
-        self._conns: list[Connection] = []
-        self._procs = []
         _JOB = (paths, count, run, source)
-        # Collections in a worker would otherwise write to every object inherited from this
-        # process, copying their memory pages; frozen objects are never scanned.
-        gc.freeze()
         try:
-            for first in range(count):
-                mine, theirs = context.Pipe()
-                proc = context.Process(target=_work, args=(theirs, first), daemon=True)
-                proc.start()
-                theirs.close()  # so a worker that dies gives EOF here, not a hang
-                self._conns.append(mine)
-                self._procs.append(proc)
+            self._conns, self._procs = _spawn(_work, count)
         finally:
             _JOB = None
-            gc.unfreeze()  # this process goes on collecting as before
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
         entries: list[Entry] = []
