@@ -359,6 +359,22 @@ def test_an_escaped_envelope_reference_is_still_checked() -> None:
         assert found == [(RECORD_PATH, "eee-envelope-ref")], spelt
 
 
+@pytest.mark.parametrize(
+    "spelt",
+    ["judge/tone@2", "\\u006audge/tone@2", "judge\\/tone@2", "\\u006Audge\\/tone@2"],
+)
+def test_a_judge_reference_is_seen_however_spelt(spelt: str) -> None:
+    """A judge reference in a record that never spells "rubric" (the pre-check looks for
+    "judge" only where a "j" is, and for escapes only where a backslash is)."""
+    details = {"scorer": "judge/tone@2"}
+    record = {**MINIMAL_0_2_0, "eval_library": {"name": "e", "additional_details": details}}
+    text = json.dumps(record).replace("judge/tone@2", spelt)
+    assert "rubric" not in text
+    files = {"rubrics/x.yaml": RUBRIC_TEXT, RECORD_PATH: text}  # no judge 'tone'
+    found = [(d.path, d.rule) for d in lint_files(files) if d.rule == "eee-envelope-ref"]
+    assert found == [(RECORD_PATH, "eee-envelope-ref")], spelt
+
+
 def test_a_file_read_in_chunks_is_checked_in_phase_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -367,14 +367,24 @@ def _envelope_places(doc: Document) -> list[Pointer]:
     """Where eee-envelope-ref looks: every `additional_details`, in a record whose text could
     hold a reference (the walk is skipped for the rest; escapes, `\\u0072` or JSON's `\\/`,
     could spell one)."""
-    if not any(needle in doc.text for needle in _ENVELOPE_NEEDLES):
+    if not _may_name_versions(doc.text):
         return []
     return [pointer for pointer, _ in _details(doc.data, ())]
 
 
-# "_versions" stands for both maps' keys: one scan of the text fewer per record.
-_ENVELOPE_NEEDLES = ("rubric/", "judge/", "_versions", "\\u", "\\/")
-assert all("_versions" in key for key in _VERSION_MAPS)
+def _may_name_versions(text: str) -> bool:
+    """Whether `text` could hold an ai_eval reference or version map. Both maps' keys and every
+    reference spell "rubric" or "judge", unless a JSON escape (`\\u0072`, or `\\/`) spells
+    them. A one-character test is a memchr, a word costs a scan of its own: "judge" is looked
+    for only where a "j" is (few records), escapes only where a backslash is."""
+    return (
+        "rubric" in text
+        or ("j" in text and "judge" in text)
+        or ("\\" in text and ("\\u" in text or "\\/" in text))
+    )
+
+
+assert all(key.startswith(("rubric", "judge")) for key in _VERSION_MAPS)
 
 
 def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:

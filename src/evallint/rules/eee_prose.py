@@ -107,6 +107,8 @@ def eee_layout(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 def _bound(value: object) -> float | None:
+    if type(value) is float:  # most scores and bounds: one test, not three
+        return value
     if isinstance(value, int | float) and value.__class__ is not bool:  # true is not a bound
         return float(value)
     if value == "Infinity" or value == "-Infinity":
@@ -131,14 +133,13 @@ def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
         value = _bound(score)
         if not isinstance(metric, dict) or value is None:
             continue
-        where = ("evaluation_results", i, "score_details", "score")
         if metric.get("score_type") == "levels":
             names = metric.get("level_names")
             top = len(names) - 1 if isinstance(names, list) else None
             low = -1 if metric.get("has_unknown_level") else 0
             if top is not None and (value != int(value) or not low <= value <= top):
                 yield Finding(
-                    where,
+                    ("evaluation_results", i, "score_details", "score"),
                     f"a levels score must be a whole number from {low} to {top}, not {score!r}",
                     group="levels score out of range",
                 )
@@ -147,7 +148,7 @@ def eee_score_range(doc: Document, ctx: Context) -> Iterator[Finding]:
         if low_b is not None and high_b is not None and not low_b <= value <= high_b:
             # One kind of mismatch, whatever the bounds: capped together per file.
             yield Finding(
-                where,
+                ("evaluation_results", i, "score_details", "score"),
                 f"score {score!r} is outside {metric.get('min_score')!r} to "
                 f"{metric.get('max_score')!r}",
                 group="score out of range",
