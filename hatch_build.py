@@ -1,13 +1,12 @@
 """Wheel build hook: pre-generate fastjsonschema validators for the bundled schemas.
 
 The generated modules land in the wheel as `evallint/_compiled/*.py`, each stamped with the
-sha256 of the schema it came from; `evallint.validation.schemas` uses one only when the stamp
-matches.
+size and CRC-32 of the schema it came from (`codegen.stamp`); `evallint.validation.schemas`
+uses one only when the stamp matches.
 """
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -65,8 +64,8 @@ class CompiledValidators(BuildHookInterface):  # type: ignore[type-arg]
                 json.loads(raw), handlers=_Refuse(), use_default=False, fast_fail=False
             )
             code = codegen.tune(code)
-            stamp = hashlib.sha256(raw).hexdigest()
-            text = f'SCHEMA_SHA256 = "{stamp}"\n{code}\n\nVALIDATE = {codegen.entry_name(code)}\n'
+            stamp = codegen.stamp(raw)
+            text = f"SCHEMA_STAMP = {stamp!r}\n{code}\n\nVALIDATE = {codegen.entry_name(code)}\n"
             target = out / f"{module}.py"
             target.write_text(text, encoding="utf-8")
             build_data["force_include"][str(target)] = f"evallint/_compiled/{module}.py"

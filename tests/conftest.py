@@ -26,6 +26,16 @@ sys.path.insert(0, str(REPO / "tools"))
 SHARED = REPO.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def _fast_json_from_the_first_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process tests read small files: ask the fast JSON path of every one of them, as a
+    large run does, so both paths stay exercised (the CLI in a subprocess takes the strict one
+    for small files; test_fastjson checks the switch)."""
+    from evallint.parse import jsonload
+
+    monkeypatch.setattr(jsonload._Budget, "FAST_AFTER", 0)
+
+
 class DictSource:
     """Files held in memory, for tests that need no disk and no git."""
 

@@ -7,7 +7,7 @@ from typing import Any
 import fastjsonschema
 import pytest
 
-from evallint.validation.codegen import tune
+from evallint.validation.codegen import entry_name, tune
 from evallint.validation.raised import SchemaFailure, SchemaFailures
 from evallint.validation.schemas import NO_NETWORK, compile_schema, load_schema, schema_names
 
@@ -65,6 +65,25 @@ def test_tuned_code_raises_our_failures_and_never_imports_fastjsonschema(name: s
     )
     assert "fastjsonschema" in code
     assert "fastjsonschema" not in tune(code)
+
+
+@pytest.mark.parametrize("name", schema_names())
+def test_tuned_code_imports_decimal_only_for_multiple_of(name: str) -> None:
+    """Our schemas name Decimal only in type tests: float stands in, and the import goes. A
+    schema with `multipleOf` (Decimal arithmetic) keeps it."""
+    code = fastjsonschema.compile_to_code(
+        load_schema(name), handlers=NO_NETWORK, use_default=False, fast_fail=False
+    )
+    assert "from decimal import Decimal" not in tune(code)
+    divisible = fastjsonschema.compile_to_code({"multipleOf": 0.1}, handlers=NO_NETWORK)
+    assert "from decimal import Decimal" in tune(divisible)
+    namespace: dict[str, object] = {}
+    exec(tune(divisible), namespace)  # the tuned code still checks multipleOf
+    validate = namespace[entry_name(tune(divisible))]
+    assert callable(validate)
+    validate(0.3)
+    with pytest.raises(SchemaFailure):
+        validate(0.35)
 
 
 def test_a_failure_carries_its_keyword_and_argument() -> None:

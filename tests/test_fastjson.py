@@ -189,3 +189,29 @@ def test_jsonl_lines_take_the_fast_path_and_keep_their_findings() -> None:
         (3, 7, "NaN is not valid JSON"),
         (5, 13, "invalid JSON"),
     ]
+
+
+def test_a_run_of_a_few_small_files_does_not_import_the_fast_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """orjson's import costs more than it saves on a few small files; past the budget, the
+    fast parser reads the rest."""
+    import subprocess
+    import sys
+
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "d.json").write_text('{"id": "d", "version": "1.0.0"}')
+    probe = (
+        "import sys; from evallint.cli.main import main; main(['check', '-q', '--exit-zero',"
+        " 'datasets/d.json']); print('orjson' in sys.modules)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split()[-1] == "False", run.stdout
+    from evallint.parse import jsonload
+
+    monkeypatch.setattr(jsonload._Budget, "FAST_AFTER", 100)
+    monkeypatch.setattr(jsonload._Budget, "read", 0)
+    assert not jsonload.worth_fast(b"x" * 99)
+    assert jsonload.worth_fast(b"x")

@@ -18,10 +18,10 @@ pull request that commits one), and not when it is a symlink.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from itertools import compress, repeat
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from evallint.about import __version__
 from evallint.config import Config
 from evallint.io import git
 from evallint.model import JSON
-from evallint.parse.jsonload import fast_parser
+from evallint.parse.jsonload import fast_parser, worth_fast
 
 FOLDER = ".evallint_cache"
 FORMAT = 4  # what a summary holds; a cache of another format is never read
@@ -37,6 +37,8 @@ FORMAT = 4  # what a summary holds; a cache of another format is never read
 
 def blob_id(raw: bytes) -> str:
     """The git blob id of these bytes: the key of content git does not already know."""
+    import hashlib  # ~2 ms of a one-file run's start that reads no other file
+
     return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
 
 
@@ -52,13 +54,18 @@ class TreeCache:
         blobs: Mapping[str, str] | None = None,
     ) -> None:
         self._root, self._in_git, self._blobs = root, in_git, blobs
-        name = f"tree-{_digest(f'{__version__} {FORMAT} {stamp}')}.json"
-        self._file = folder / name if folder else None
-        self._folder = folder
+        self._folder, self._stamp = folder, stamp
         self._known: dict[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None
         self._used: set[str] = set()
         self._dirty = False
+
+    @cached_property
+    def _file(self) -> Path | None:
+        """Named when first needed: a run whose tree is all its own files never opens it (nor
+        imports hashlib for the name)."""
+        name = f"tree-{_digest(f'{__version__} {FORMAT} {self._stamp}')}.json"
+        return self._folder / name if self._folder else None
 
     def known(self) -> Mapping[str, str]:
         """The content keys of the files git knows to be clean, without reading them: those
@@ -91,7 +98,7 @@ class TreeCache:
     def save(self) -> None:
         """Write what this run learnt, keeping only the paths it asked about (deleted files
         drop out); a folder that cannot be written leaves the run uncached, never failing it."""
-        if self._file is None or self._folder is None or not self._dirty or self._entries is None:
+        if not self._dirty or self._entries is None or self._file is None or self._folder is None:
             return
         kept = {p: e for p, e in self._entries.items() if p in self._used}
         data = json.dumps({"files": kept}, separators=(",", ":"))
@@ -126,12 +133,15 @@ class TreeCache:
 
 def _loads(raw: bytes) -> JSON:
     """The cache file's data: with the `fast` extra, orjson reads a large tree's cache in a
-    third of the time (duplicate keys do not matter here: a damaged file is only a miss)."""
-    fast = fast_parser()
+    third of the time (duplicate keys do not matter here: a damaged file is only a miss); a
+    small one is not worth orjson's import."""
+    fast = fast_parser() if worth_fast(raw) else None
     return fast[0](raw) if fast is not None else json.loads(raw)
 
 
 def _digest(text: str) -> str:
+    import hashlib
+
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -119,9 +119,25 @@ def _may_widen(raw: bytes) -> bool:
     return False
 
 
+class _Budget:
+    """Importing orjson (with the uuid and platform modules it pulls in) costs a one-file run
+    2.6 ms, more than the fast path saves on a few small files: it is first asked once this
+    process has read FAST_AFTER bytes of JSON. Either path gives the same data and findings
+    (the strict one is the reference), so where the switch falls changes no result."""
+
+    FAST_AFTER = 256 * 1024
+    read = 0
+
+
+def worth_fast(raw: bytes) -> bool:
+    """Whether to ask the fast parser of `raw`, counting it against `_Budget`."""
+    _Budget.read += len(raw)
+    return _Budget.read >= _Budget.FAST_AFTER
+
+
 def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> Loaded:
     """`raw`: the bytes `text` was decoded from, when known, for the fast path."""
-    found = MISS if raw is None else quick_loads(raw)
+    found = quick_loads(raw) if raw is not None and worth_fast(raw) else MISS
     if not isinstance(found, _Miss):
         beyond = _beyond_limits(text, found, digits=False)
         if beyond is not None:
@@ -162,7 +178,11 @@ def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> 
     flags = _Flags()
     decode = _strict_decoder(flags).decode
     lines = text.split("\n")
-    quick = quick_lines(raw.split(b"\n")) if raw is not None else [MISS] * len(lines)
+    quick = (
+        quick_lines(raw.split(b"\n"))
+        if raw is not None and worth_fast(raw)
+        else [MISS] * len(lines)
+    )
     for number, line in enumerate(lines, start=1):
         start, offset = offset, offset + len(line) + 1
         if not line.strip():

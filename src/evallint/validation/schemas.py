@@ -8,7 +8,6 @@ handlers that refuse every scheme (by default it fetches remote refs with urllib
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
 import json
 from collections.abc import Callable, Iterator
@@ -19,7 +18,7 @@ from typing import Any
 from evallint.errors import EvallintError
 from evallint.model import JSON, Pointer
 from evallint.suggest import suggest
-from evallint.validation.codegen import module_name
+from evallint.validation.codegen import module_name, stamp
 from evallint.validation.raised import SchemaFailure, SchemaFailures
 
 Validator = Callable[[JSON], JSON]
@@ -99,8 +98,9 @@ def _generated(name: str) -> Validator | None:
         module = importlib.import_module(f"evallint._compiled.{module_name(name)}")
     except ImportError:
         return None
-    digest = hashlib.sha256((schema_dir() / f"{name}.schema.json").read_bytes()).hexdigest()
-    if getattr(module, "SCHEMA_SHA256", None) != digest:
+    if getattr(module, "SCHEMA_STAMP", None) != stamp(
+        (schema_dir() / f"{name}.schema.json").read_bytes()
+    ):
         return None
     found: Validator = module.VALIDATE
     return found
