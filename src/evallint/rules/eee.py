@@ -374,17 +374,17 @@ def _envelope_places(doc: Document) -> list[Pointer]:
 
 def _may_name_versions(text: str) -> bool:
     """Whether `text` could hold an ai_eval reference or version map. Both maps' keys and every
-    reference spell "rubric" or "judge", unless a JSON escape (`\\u0072`, or `\\/`) spells
-    them. A one-character test is a memchr, a word costs a scan of its own: "judge" is looked
-    for only where a "j" is (few records), escapes only where a backslash is."""
-    return (
-        "rubric" in text
-        or ("j" in text and "judge" in text)
-        or ("\\" in text and ("\\u" in text or "\\/" in text))
+    reference spell a namespace ("rubric", "judge"), unless a JSON escape (`\\u0072`, or
+    `\\/`) spells it. A one-character test is a memchr, a word costs a scan of its own: each
+    namespace is looked for only where its first letter is, escapes only where a backslash is.
+    """
+    return any(ns[0] in text and ns in text for ns in _NAMESPACES) or (
+        "\\" in text and ("\\u" in text or "\\/" in text)
     )
 
 
-assert all(key.startswith(("rubric", "judge")) for key in _VERSION_MAPS)
+_NAMESPACES = tuple(_VERSION_MAPS.values())
+assert all(key.startswith(_NAMESPACES) for key in _VERSION_MAPS)
 
 
 def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
