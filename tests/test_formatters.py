@@ -243,9 +243,17 @@ def test_junit_has_a_case_per_file_checked_and_a_failure_per_error() -> None:
     from dataclasses import replace
     from xml.etree import ElementTree
 
-    report = replace(
-        REPORT, kinds=((ODD, "dataset"), ("rubrics/tone.yaml", "rubric"), ("ok.yaml", "rubric"))
-    )
+    from evallint.model import Checked
+
+    paths = [ODD, "rubrics/tone.yaml", "ok.yaml"]
+    checked = Checked(paths, ["dataset", "rubric", "rubric"])  # as a run reports them
+    assert list(checked) == [
+        (ODD, "dataset"),
+        ("rubrics/tone.yaml", "rubric"),
+        ("ok.yaml", "rubric"),
+    ]
+    assert checked[1:] == [("rubrics/tone.yaml", "rubric"), ("ok.yaml", "rubric")]
+    report = replace(REPORT, kinds=checked)
     root = ElementTree.fromstring(formatter("junit")(report))
     assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "2"
     (suite,) = root

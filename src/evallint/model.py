@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, overload
 
 # Parsed documents are JSON-shaped; `Any` stops at this alias.
 JSON = Any
@@ -132,6 +133,31 @@ class Skipped:
         return Diagnostic(self.path, span, "parse-error", Severity.ERROR, message)
 
 
+class Checked(Sequence[tuple[str, str]]):
+    """(path, kind label) of every file checked, kept as the paths and a byte each: a pair per
+    file would be a large run's peak memory."""
+
+    __slots__ = ("_labels", "_paths", "_which")
+
+    def __init__(self, paths: Sequence[str], labels: Sequence[str]) -> None:
+        self._paths = tuple(paths)
+        self._labels = tuple(dict.fromkeys(labels))  # a run meets a few kinds, never 256
+        index = {label: i for i, label in enumerate(self._labels)}
+        self._which = bytes(index[label] for label in labels)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, str]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[str, str]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, str] | Sequence[tuple[str, str]]:
+        if isinstance(i, slice):
+            return list(zip(self._paths[i], [self._labels[k] for k in self._which[i]], strict=True))
+        return self._paths[i], self._labels[self._which[i]]
+
+
 @dataclass(frozen=True, slots=True)
 class Report:
     diagnostics: tuple[Diagnostic, ...]
@@ -139,7 +165,7 @@ class Report:
     seconds: float = 0.0
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = field(default=())  # run-level facts shown to people (e.g. base used)
-    kinds: tuple[tuple[str, str], ...] = ()  # (path, kind title) of every file checked
+    kinds: Sequence[tuple[str, str]] = ()  # (path, kind title) of every file checked
 
     @property
     def unreadable(self) -> tuple[Skipped, ...]:

@@ -167,11 +167,13 @@ def pack(entry: Entry) -> Packed:
     return (doc.path, doc.fmt, doc.ok, kind.name, doc.data)
 
 
-def unpack(packed: Packed) -> Entry:
+def unpack(packed: Packed, path: str | None = None) -> Entry:
+    """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
+    brought (a second copy of every path would be a large run's memory)."""
     if isinstance(packed, Entry):
         return packed
-    path, fmt, ok, kind, kept = packed
-    return Entry(Document(path, fmt, "", kept, ok, ()), BY_NAME[kind])
+    sent, fmt, ok, kind, kept = packed
+    return Entry(Document(path or sent, fmt, "", kept, ok, ()), BY_NAME[kind])
 
 
 def start(paths: Sequence[str], count: int, run: Run, source: Source) -> Serial | Forked:
@@ -215,12 +217,12 @@ class Forked:
         entries: list[Entry] = []
         diagnostics: list[Diagnostic] = []
         skipped: Skips = []
+        order = {p: i for i, p in enumerate(self._paths)}
         for conn in self._conns:
             part, found, passed = _receive(conn)
-            entries += map(unpack, part)
+            entries += (unpack(p, self._paths[order[_path(p)]]) for p in part)
             diagnostics += found
             skipped += passed
-        order = {p: i for i, p in enumerate(self._paths)}
         entries.sort(key=lambda e: order[e.doc.path])
         skipped.sort(key=lambda s: order[s.path])
         return entries, diagnostics, skipped

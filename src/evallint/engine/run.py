@@ -14,7 +14,7 @@ from evallint.config import Config
 from evallint.engine import index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
 from evallint.io.source import Source
-from evallint.model import Diagnostic, Report
+from evallint.model import Checked, Diagnostic, Report
 from evallint.project import Entry, Project
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Others, never
@@ -98,7 +98,7 @@ def lint(
     labels = {
         k.name: f"{k.name} ({k.title})" for k in {e.kind.name: e.kind for e in entries}.values()
     }
-    kinds = tuple((e.doc.path, labels[e.kind.name]) for e in entries)
+    kinds = Checked([e.doc.path for e in entries], [labels[e.kind.name] for e in entries])
     seconds = time.perf_counter() - started
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
 

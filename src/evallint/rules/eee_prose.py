@@ -21,21 +21,28 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 _EPOCH = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
 
 
-def _ids(ctx: Context) -> dict[str, list[str]]:
-    """evaluation_id -> the files that use it, over every record the run has read."""
+def _ids(ctx: Context) -> dict[str, str | list[str]]:
+    """evaluation_id -> the file that uses it, or the files when several do, over every record
+    the run has read."""
     return ctx.project.facts.get(_group_ids, ctx.project)
 
 
-def _group_ids(project: Project) -> dict[str, list[str]]:
-    groups: dict[str, list[str]] = {}
+def _group_ids(project: Project) -> dict[str, str | list[str]]:
+    # A path, not a list of one, for the common unique id: a list each would cost a large
+    # datastore's run 70 bytes a record.
+    groups: dict[str, str | list[str]] = {}
     for path, entry in sorted(project.entries.items()):
         data = entry.doc.data
         if (
             entry.kind.name == eee.AGGREGATE.name
             and isinstance(data, dict)
-            and isinstance(data.get("evaluation_id"), str)
+            and isinstance(ident := data.get("evaluation_id"), str)
         ):
-            groups.setdefault(data["evaluation_id"], []).append(path)
+            found = groups.setdefault(ident, path)
+            if isinstance(found, list):
+                found.append(path)
+            elif found is not path:
+                groups[ident] = [found, path]
     return groups
 
 
@@ -63,7 +70,8 @@ def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding
     ident = doc.data.get("evaluation_id") if isinstance(doc.data, dict) else None
     if not isinstance(ident, str):
         return
-    others = [p for p in _ids(ctx).get(ident, []) if p != doc.path]
+    users = _ids(ctx).get(ident, [])
+    others = [p for p in users if p != doc.path] if isinstance(users, list) else []
     if others:
         listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         yield Finding(("evaluation_id",), f"evaluation_id {ident!r} is also used by {listed}")
