@@ -201,6 +201,30 @@ def test_a_packed_entry_keeps_what_other_files_read() -> None:
     assert back.doc.data == {"evaluation_id": "e1"}
 
 
+def test_a_record_is_kept_as_its_shared_values_alone() -> None:
+    """What the project keeps of a file that defines nothing is a `Kept`: its document is made
+    on use and holds what `Kind.shared` names, as the whole document said it."""
+    import pickle
+
+    from evallint.project import Kept, shared_only
+
+    text = '{"schema_version": "0.2.0", "evaluation_id": "e1", "evaluation_results": []}'
+    kept = shared_only(_entry("records/x.json", text))
+    assert isinstance(kept, Kept) and kept.path == "records/x.json" and kept.rest is None
+    assert kept.doc.data == {"evaluation_id": "e1"} and kept.doc.ok and kept.doc.fmt == "json"
+    assert shared_only(kept) is kept
+    assert kept.solid() == Entry(kept.doc, kept.kind)
+    assert pickle.loads(pickle.dumps(kept)).doc == kept.doc
+    with pytest.raises(TypeError):
+        kept.path = "y.json"
+    # A record without the shared key keeps what it has, as a plain entry.
+    bare = shared_only(_entry("records/y.json", text.replace('"evaluation_id": "e1", ', "")))
+    assert not isinstance(bare, Kept) and bare.doc.data == {}
+    # A dataset shares no key: an empty mapping, or nothing when it is not a mapping.
+    assert shared_only(_entry("datasets/d.yaml", "id: d\nquestions: []\n")).doc.data == {}
+    assert shared_only(_entry("datasets/e.yaml", "- a\n")).doc.data is None
+
+
 def test_forked_workers_give_what_one_process_gives() -> None:
     files = {f"rubrics/r{i}.yaml": RUBRIC_TEXT.replace("tone", f"r{i}") for i in range(6)}
     files["rubrics/r5.yaml"] = files["rubrics/r5.yaml"].replace("[please]", "3")

@@ -14,8 +14,8 @@ import semver
 from evallint.facts import Facts
 from evallint.kinds import KINDS, Kind
 from evallint.kinds.base import Digest
-from evallint.model import Pointer
-from evallint.parse import Document
+from evallint.model import JSON, Pointer
+from evallint.parse import Document, Format
 from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
 
 
@@ -67,15 +67,90 @@ class Entry:
     kind: Kind
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk
 
+    @property
+    def path(self) -> str:
+        return self.doc.path
+
+    def solid(self) -> Entry:
+        """The entry with its document held (see `Kept`)."""
+        return self
+
+
+class Kept(Entry):
+    """What a run keeps of a checked file that defines nothing (`shared_only`), in the least
+    memory: its path, format, kind and the values of the keys its kind shares, not a Document
+    and a dict (a datastore's run keeps one a record). `doc` makes the Document on each use:
+    only rules of other files read it, a few times a run."""
+
+    __slots__ = ("_mapping", "_value", "fmt", "ok", "path")
+    path: str  # a slot here, where Entry reads its document's
+    fmt: Format
+    ok: bool
+    _mapping: bool
+    _value: JSON
+    rest = None  # never in chunks: those are kept whole
+
+    def __init__(
+        self, path: str, fmt: Format, ok: bool, kind: Kind, mapping: bool, value: JSON
+    ) -> None:
+        """`mapping`: the data was a mapping, holding every shared key; `value`: the one
+        shared key's value, or a tuple of the values when the kind shares several."""
+        for name, item in (
+            ("path", path),
+            ("fmt", fmt),
+            ("ok", ok),
+            ("kind", kind),
+            ("_mapping", mapping),
+            ("_value", value),
+        ):
+            object.__setattr__(self, name, item)
+
+    @property
+    def doc(self) -> Document:
+        shared, value = self.kind.shared, self._value
+        data: JSON = None
+        if self._mapping:
+            data = {shared[0]: value} if len(shared) == 1 else dict(zip(shared, value, strict=True))
+        return Document(self.path, self.fmt, "", data, self.ok, ())
+
+    def solid(self) -> Entry:
+        return Entry(self.doc, self.kind)
+
+    def packed(self) -> PackedKept:
+        """The form that crosses a pipe fastest (`unpack_kept` makes it again)."""
+        return (self.path, self.fmt, self.ok, self.kind.name, self._mapping, self._value)
+
+    def __reduce__(self) -> tuple[Callable[[PackedKept], Kept], tuple[PackedKept]]:
+        return (unpack_kept, (self.packed(),))
+
+
+PackedKept = tuple[str, Format, bool, str, bool, JSON]
+
+
+def unpack_kept(packed: PackedKept, path: str | None = None) -> Kept:
+    """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
+    brought (a second copy of every path would be a large run's memory)."""
+    sent, fmt, ok, kind, mapping, value = packed
+    return Kept(path or sent, fmt, ok, _BY_NAME[kind], mapping, value)
+
+
+_BY_NAME = {k.name: k for k in KINDS}
+
 
 def shared_only(entry: Entry) -> Entry:
     """What other files' rules may read of an entry: all of a definer, else the top-level keys
-    its kind shares (`Kind.shared`). All a run keeps of a checked file for the project."""
+    its kind shares (`Kind.shared`), as a `Kept` when it can be one. All a run keeps of a
+    checked file for the project."""
     doc, kind = entry.doc, entry.kind
-    if kind.defines is not None:
+    if kind.defines is not None or isinstance(entry, Kept):
         return entry
-    data = doc.data
-    kept = {k: data[k] for k in kind.shared if k in data} if isinstance(data, dict) else None
+    data, shared = doc.data, kind.shared
+    if not isinstance(data, dict):
+        return Kept(doc.path, doc.fmt, doc.ok, kind, False, None)
+    if all(k in data for k in shared):
+        value = data[shared[0]] if len(shared) == 1 else tuple(data[k] for k in shared)
+        return Kept(doc.path, doc.fmt, doc.ok, kind, True, value)
+    kept = {k: data[k] for k in shared if k in data}  # a record without a key it should have
     return Entry(Document(doc.path, doc.fmt, "", kept, doc.ok, ()), kind)
 
 
@@ -149,7 +224,7 @@ class Project:
                 self.add(item)
 
     def add(self, entry: Entry) -> None:
-        self.entries[entry.doc.path] = entry
+        self.entries[entry.path] = entry
         if entry.kind.defines is None:
             return
         found = entry.kind.defines(entry.doc.data) if entry.doc.ok else None
@@ -193,7 +268,7 @@ class Project:
     def every_entry(self) -> list[Entry]:
         """Every file of the project, parsed: definers known by summary are parsed now."""
         out = [*self.entries.values(), *(e.entry() for e in self.later.values())]
-        return sorted(out, key=lambda e: e.doc.path)
+        return sorted(out, key=lambda e: e.path)
 
     def document(self, path: str) -> Document | None:
         entry = self.entries.get(path)
@@ -231,4 +306,4 @@ class Project:
 
 
 def _path_of(item: Entry | Later) -> str:
-    return item.path if isinstance(item, Later) else item.doc.path
+    return item.path

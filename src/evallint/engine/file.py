@@ -427,20 +427,21 @@ def check_all(
     out: list[Diagnostic] = []
     for waiting in pending:
         p = Pending(waiting, slim=True) if isinstance(waiting, Entry) else waiting
-        ctx = context(p.entry, run, head, base)
+        entry = p.entry.solid()  # a `Kept` makes its document once here, not at each use
+        ctx = context(entry, run, head, base)
         if p.chunked:
-            out += check_entry(p.entry, ctx, run, source)
+            out += check_entry(entry, ctx, run, source)
             continue
-        doc = p.entry.doc
+        doc = entry.doc
         part = Part(
-            run.phases(p.entry.kind.name)[1],
+            run.phases(entry.kind.name)[1],
             problems=False,
             used=p.used if p.used is not None else set(),
             notes=p.notes,
             whole=_reader(doc, source, run.config) if p.slim else None,
         )
         repeats = Repeats(run.config.max_repeats)
-        out += repeats.finish(_check_document(doc, 0, p.entry, ctx, run, repeats, "own", part))
+        out += repeats.finish(_check_document(doc, 0, entry, ctx, run, repeats, "own", part))
     return out
 
 

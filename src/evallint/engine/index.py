@@ -126,7 +126,7 @@ def build(
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
     `gone`: files the change deletes; `store`: summaries from earlier runs; `jobs`: processes
     that summarize the files no summary is kept for (None: every core, for many files)."""
-    inside = {e.doc.path for e in linted}
+    inside = {e.path for e in linted}
     defined = _defined_ids([*linted, *also])
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     leaves = getattr(source, "outside", None)

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from evallint.engine.file import Run, check_all, read_all
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
-from evallint.model import JSON, Diagnostic, Skipped
-from evallint.parse import Document, Format
-from evallint.project import Entry, Project, Rest, shared_only
+from evallint.model import Diagnostic, Skipped
+from evallint.parse import Document
+from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -154,26 +154,21 @@ def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
 
 
 # An entry as sent between processes: whole for a file that defines something (rubrics,
-# judges, few), else (path, format, ok, kind, shared keys): a tuple pickles ~10x faster than
-# the objects, and thousands cross each way.
-Packed = Entry | tuple[str, Format, bool, str, JSON]
+# judges, few), else as its `Kept` packs it (path, format, ok, kind, shared values): a tuple
+# pickles ~10x faster than the objects, and thousands cross each way.
+Packed = Entry | PackedKept
 
 
 def pack(entry: Entry) -> Packed:
     """An entry as `project.shared_only` keeps it, in the form that crosses a pipe fastest."""
-    doc, kind = shared_only(entry).doc, entry.kind
-    if kind.defines is not None:
-        return entry
-    return (doc.path, doc.fmt, doc.ok, kind.name, doc.data)
+    shared = shared_only(entry)
+    return shared.packed() if isinstance(shared, Kept) else shared
 
 
 def unpack(packed: Packed, path: str | None = None) -> Entry:
     """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
     brought (a second copy of every path would be a large run's memory)."""
-    if isinstance(packed, Entry):
-        return packed
-    sent, fmt, ok, kind, kept = packed
-    return Entry(Document(path or sent, fmt, "", kept, ok, ()), BY_NAME[kind])
+    return packed if isinstance(packed, Entry) else unpack_kept(packed, path)
 
 
 def start(paths: Sequence[str], count: int, run: Run, source: Source) -> Serial | Forked:
@@ -223,7 +218,7 @@ class Forked:
             entries += (unpack(p, self._paths[order[_path(p)]]) for p in part)
             diagnostics += found
             skipped += passed
-        entries.sort(key=lambda e: order[e.doc.path])
+        entries.sort(key=lambda e: order[e.path])
         skipped.sort(key=lambda s: order[s.path])
         return entries, diagnostics, skipped
 
@@ -269,7 +264,7 @@ def _index(conn: Connection, mine: dict[str, Entry]) -> Project:
 
 
 def _path(packed: Packed) -> str:
-    return packed.doc.path if isinstance(packed, Entry) else packed[0]
+    return packed.path if isinstance(packed, Entry) else packed[0]
 
 
 _GONE = "a worker process ended without reporting (killed?)"
@@ -295,7 +290,7 @@ def _work(conn: Connection, first: int) -> None:
         entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
-        head = _index(conn, {e.doc.path: e for e in entries})
+        head = _index(conn, {e.path: e for e in entries})
         conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
