@@ -71,6 +71,11 @@ class Entry:
     def path(self) -> str:
         return self.doc.path
 
+    @property
+    def data(self) -> JSON:
+        """The document's data (a `Kept` makes only this, not the document)."""
+        return self.doc.data
+
     def solid(self) -> Entry:
         """The entry with its document held (see `Kept`)."""
         return self
@@ -95,23 +100,24 @@ class Kept(Entry):
     ) -> None:
         """`mapping`: the data was a mapping, holding every shared key; `value`: the one
         shared key's value, or a tuple of the values when the kind shares several."""
-        for name, item in (
-            ("path", path),
-            ("fmt", fmt),
-            ("ok", ok),
-            ("kind", kind),
-            ("_mapping", mapping),
-            ("_value", value),
-        ):
-            object.__setattr__(self, name, item)
+        put = object.__setattr__  # frozen, as Entry is
+        put(self, "path", path)
+        put(self, "fmt", fmt)
+        put(self, "ok", ok)
+        put(self, "kind", kind)
+        put(self, "_mapping", mapping)
+        put(self, "_value", value)
 
     @property
     def doc(self) -> Document:
+        return Document(self.path, self.fmt, "", self.data, self.ok, ())
+
+    @property
+    def data(self) -> JSON:
+        if not self._mapping:
+            return None
         shared, value = self.kind.shared, self._value
-        data: JSON = None
-        if self._mapping:
-            data = {shared[0]: value} if len(shared) == 1 else dict(zip(shared, value, strict=True))
-        return Document(self.path, self.fmt, "", data, self.ok, ())
+        return {shared[0]: value} if len(shared) == 1 else dict(zip(shared, value, strict=True))
 
     def solid(self) -> Entry:
         return Entry(self.doc, self.kind)

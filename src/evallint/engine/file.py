@@ -48,6 +48,8 @@ class Run:
     _phases: dict[str, tuple[list[tuple[Rule, Severity]], list[tuple[Rule, Severity]]]] = field(
         default_factory=dict
     )
+    # Made by `context`, once the run's fields are set; (kind, project, base) -> context.
+    contexts: dict[tuple[str, Project, Project | None], Context] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.levels = {r.id: level for r, level in self.active}
@@ -371,7 +373,7 @@ def _first(
         return out, Pending(entry, used=used, notes=part.notes)
     doc = entry.doc
     data = skeleton(doc.data, [p for k in keeps if k is not None for p in k(doc)])
-    if data != shared.doc.data:
+    if data != shared.data:
         shared = Entry(Document(doc.path, doc.fmt, "", data, True, ()), entry.kind)
     if used is None and part.notes is None:
         return out, shared
@@ -446,19 +448,25 @@ def check_all(
 
 
 def context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:
-    return Context(
-        entry.kind,
-        run.config,
-        project,
-        run.today,
-        run.baseline,
-        base,
-        run.files,
-        run.outside,
-        run.others,
-        engines=run.engines,
-        root_name=run.root_name,
-    )
+    """What a rule of `entry` may know: one per kind and project for the run (a context holds
+    nothing of its file, and making one per file was 5% of checking a datastore)."""
+    key = (entry.kind.name, project, base)
+    found = run.contexts.get(key)
+    if found is None:
+        found = run.contexts[key] = Context(
+            entry.kind,
+            run.config,
+            project,
+            run.today,
+            run.baseline,
+            base,
+            run.files,
+            run.outside,
+            run.others,
+            engines=run.engines,
+            root_name=run.root_name,
+        )
+    return found
 
 
 class _Unbuilt(Project):

@@ -32,7 +32,7 @@ def _group_ids(project: Project) -> dict[str, str | list[str]]:
     # datastore's run 70 bytes a record.
     groups: dict[str, str | list[str]] = {}
     for path, entry in sorted(project.entries.items()):
-        data = entry.doc.data
+        data = entry.data
         if (
             entry.kind.name == eee.AGGREGATE.name
             and isinstance(data, dict)
