@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-
-import semver
+from typing import TYPE_CHECKING
 
 from evallint.facts import Facts
 from evallint.kinds import KINDS, Kind
@@ -17,6 +16,9 @@ from evallint.kinds.base import Digest
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, Format
 from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
+
+if TYPE_CHECKING:
+    import semver  # at run time, only refs.py parses versions (and imports it then)
 
 
 @dataclass(frozen=True, slots=True)

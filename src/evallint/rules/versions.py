@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import semver
-
 from evallint.kinds import VERSIONED
 from evallint.kinds.projection import Change, Policy, changes, policy_for, project
 from evallint.model import Finding, Fix, Severity
@@ -20,6 +18,8 @@ from evallint.refs import parse_version
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
+    import semver
+
     from evallint.parse import Document
     from evallint.rules.api import Context
 
@@ -80,10 +80,12 @@ def verdict(doc: Document, ctx: Context) -> Verdict | None:
 
 
 def _verdict(doc: Document, ctx: Context) -> Verdict | None:
+    if ctx.baseline is None:  # nothing to compare with (and no version to parse)
+        return None
     versioned = ctx.kind.versioned
     found = versioned(doc.data) if versioned else None
     version = parse_version(found[1]) if found else None
-    if ctx.baseline is None or found is None or version is None:
+    if found is None or version is None:
         return None
     at_base = _base_versions(doc, ctx, found[0])
     same = next((d for d in at_base if d.version.compare(version) == 0), None)
