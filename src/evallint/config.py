@@ -32,6 +32,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    """The settings of a run: the configuration file's, then the flags'."""
+
     strict: bool = False
     exclude: tuple[str, ...] = ()
     kinds: tuple[tuple[str, str], ...] = ()  # (glob, kind name), first match wins

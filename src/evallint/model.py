@@ -75,6 +75,8 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Location:
+    """Another place a finding points to (SARIF's related locations)."""
+
     path: str
     span: Span
     note: str = ""
@@ -160,6 +162,8 @@ class Checked(Sequence[tuple[str, str]]):
 
 @dataclass(frozen=True, slots=True)
 class Report:
+    """What a run found and what it read: the formatters' only input."""
+
     diagnostics: tuple[Diagnostic, ...]
     files_checked: int
     seconds: float = 0.0

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Definition:
+    """One version of a rubric or judge that the tree defines."""
+
     namespace: str
     id: str
     version: semver.Version
@@ -50,6 +52,8 @@ class Definition:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
+    """What a reference resolves to in the project, and why not when it does not."""
+
     ref: Ref
     outcome: Outcome
     target: Definition | None
@@ -65,6 +69,8 @@ class Rest:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """A file of the run: its document and its kind."""
+
     doc: Document
     kind: Kind
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk

@@ -196,6 +196,8 @@ def _line_blocks(f: BinaryIO, size: int, limit: int) -> Iterator[bytes | None]:
 
 @dataclass(frozen=True, slots=True)
 class Scan:
+    """What one pass over a large file's bytes tells: its digests and record count."""
+
     digests: dict[str, str]  # hash algorithm -> hex digest of the file's bytes
     records: int  # non-blank lines
 

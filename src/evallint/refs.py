@@ -17,6 +17,8 @@ _PARTIAL = re.compile(r"^(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?$")
 
 @dataclass(frozen=True, slots=True)
 class Ref:
+    """A reference to a rubric or judge: `namespace/id`, pinned or not."""
+
     namespace: str  # "rubric" or "judge": the kind it points at
     id: str
     pin: str | None

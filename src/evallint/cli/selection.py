@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Selection:
+    """What a run checks and reads, as the command line chose it."""
+
     paths: list[str]  # the eval files to check, relative to the root
     tree: list[str]  # every file of the project
     skipped: list[Skipped]

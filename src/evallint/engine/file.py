@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Run:
+    """What every file of one run shares: settings, active rules, the tree."""
+
     config: Config
     active: list[tuple[Rule, Severity]]
     today: datetime.date

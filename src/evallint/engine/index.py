@@ -32,6 +32,8 @@ from evallint.refs import Ref, parse_ref
 
 @dataclass(frozen=True, slots=True)
 class Indexed:
+    """The project, and the files outside the run whose findings the change may move."""
+
     project: Project
     affected: tuple[Entry, ...]  # outside the run; their cross-file findings are reported
     naming: tuple[Entry, ...] = ()  # outside the run; they name a file the change deletes

@@ -195,6 +195,8 @@ def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    """A file the change touches, as git reports it."""
+
     status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "U" untracked
     path: str  # where it is now (for "D", where it was)
     old_path: str | None = None  # where it was at the base, when that differs or it existed
@@ -203,6 +205,8 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Base:
+    """The commit a change is compared with."""
+
     label: str  # what the user or environment named
     sha: str  # the merge base with HEAD
 

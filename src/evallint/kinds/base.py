@@ -27,6 +27,8 @@ Search = Literal["folder", "ancestors", "site"]
 
 @dataclass(frozen=True, slots=True)
 class FileRef:
+    """A file a document names, and how its runner looks for it."""
+
     pointer: Pointer
     path: str  # as written
     search: Search = "folder"
@@ -74,6 +76,8 @@ FileRefs = Callable[[JSON], Iterator[FileRef]]
 
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """One kind of eval file: how it is recognised, validated and cross-referenced."""
+
     name: str
     title: str
     schema: str | None

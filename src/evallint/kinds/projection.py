@@ -15,6 +15,8 @@ from evallint.model import JSON, Pointer
 
 @dataclass(frozen=True, slots=True)
 class Policy:
+    """What of a kind's document affects scores: the rest is dropped before comparing."""
+
     non_score: frozenset[str]  # dropped at the top level and inside keyed items
     keyed: Mapping[str, str]  # list field -> the key that identifies its items (a set, not a list)
 
@@ -72,6 +74,8 @@ def _drop(item: JSON, non_score: frozenset[str]) -> JSON:
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    """A score-affecting difference between two versions of a document."""
+
     name: str  # for people: checks[mentions_refund].values
     pointer: Pointer  # where it is in the head document (the nearest existing place)
 

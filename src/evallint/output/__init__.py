@@ -14,6 +14,8 @@ Formatter = Callable[..., str]
 
 @dataclass(frozen=True, slots=True)
 class Output:
+    """A format's renderer, imported only when the format is asked for."""
+
     module: str
     function: str
     machine: bool  # read by programs: every finding, no repeat cap

@@ -29,6 +29,8 @@ __all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "p
 
 @dataclass(frozen=True, slots=True)
 class Document:
+    """A file as parsed: its data, its text for positions, and what parsing found."""
+
     path: str  # project-relative, POSIX separators
     fmt: Format
     text: str

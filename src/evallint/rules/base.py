@@ -31,6 +31,8 @@ _EXAMPLE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Example:
+    """A file of a rule's documentation example, tested as the docs show it."""
+
     label: str  # "Bad", "Good"; "Given": a file beside both; "Base": the file at the git base
     path: str
     text: str
@@ -42,6 +44,8 @@ class Example:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A rule: its stable id, level, the kinds it reads, its docs and its check."""
+
     id: str
     severity: Severity
     kinds: frozenset[str]  # empty: every kind

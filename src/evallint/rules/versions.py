@@ -55,6 +55,8 @@ def bump_name(old: semver.Version, new: semver.Version) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """What the version rules say of a document against its base."""
+
     rule: str
     message: str
     at: Change | None  # the first score-affecting change, when there is one

@@ -32,6 +32,8 @@ Schema = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class ObjectKeys:
+    """An object holding keys its schema does not name."""
+
     pointer: Pointer
     known: frozenset[str]
     closed: bool  # additionalProperties: false; unknown keys are errors

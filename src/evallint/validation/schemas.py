@@ -163,6 +163,8 @@ def fast_compile(schema: dict[str, Any]) -> Callable[[JSON], bool] | None:
 
 @dataclass(frozen=True, slots=True)
 class SchemaError:
+    """One place a document breaks its JSON Schema."""
+
     pointer: Pointer
     keyword: str
     message: str
