@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import DictSource, baseline_of, lint_files
 from evallint.baseline import base_project
@@ -431,3 +433,25 @@ def test_a_slim_file_that_changed_before_phase_two_is_placed_at_its_start() -> N
         (RECORD_PATH, 1, 1),
         (other, text.splitlines().index('  "evaluation_id": "same",') + 1, 20),
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "b/c", "c", "d.yaml", "e"]), max_size=8),
+    st.lists(st.sampled_from(["a", "b", "b/c", "c", "d.yaml", "e", "z"]), max_size=8),
+    st.booleans(),
+)
+def test_the_tree_outside_the_run_is_the_same_walked_or_looked_up(
+    files: list[str], mine: list[str], walk: bool
+) -> None:
+    """`index._rest` walks two ordered lists for a large run and uses a set otherwise; both
+    give the tree's files that the run does not read, in the tree's order."""
+    files, mine = sorted(set(files)), sorted(set(mine)) if walk else list(dict.fromkeys(mine))
+    linted = [Entry(Document(p, "yaml", "", None, True, ()), BY_NAME["dataset"]) for p in mine]
+    expected = [p for p in files if p not in set(mine)]
+    original = index.WALK_FROM
+    try:
+        index.WALK_FROM = 0
+        assert index._rest(files, linted) == expected
+    finally:
+        index.WALK_FROM = original

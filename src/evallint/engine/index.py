@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain
+from itertools import chain, islice
+from operator import le
 from typing import Protocol
 
 from evallint.config import Config
@@ -128,7 +129,6 @@ def build(
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
     `gone`: files the change deletes; `store`: summaries from earlier runs; `jobs`: processes
     that summarize the files no summary is kept for (None: every core, for many files)."""
-    inside = {e.path for e in linted}
     defined = _defined_ids([*linted, *also])
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     leaves = getattr(source, "outside", None)
@@ -140,7 +140,7 @@ def build(
     def load(path: str, kind: Kind) -> Entry:
         return _load(path, kind, source, config)
 
-    rest = [p for p in eval_files(tree) if p not in inside]
+    rest = _rest(eval_files(tree), linted)
     # A whole run has no rest: it neither loads the cache nor asks git for content keys.
     known: Mapping[str, str] = store.known() if store is not None and rest else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None and rest else {}
@@ -184,7 +184,7 @@ def build(
         project.add_broken(BY_NAME[kind_name], path)
     referrers: list[Entry] = []
     for path, refs in mentioning:
-        if _might_break(refs, project, inside):
+        if _might_break(refs, project):
             found = read_entry(path, source, config)
             if isinstance(found, Entry):
                 project.add(found)
@@ -196,6 +196,30 @@ def build(
     ]
     naming = _naming(gone, others, source, config, store)
     return Indexed(project, tuple(touched + referrers), tuple(naming))
+
+
+def _rest(files: list[str], linted: Sequence[Entry]) -> list[str]:
+    """`files` but the run's own. A large run's files come in path order, as the tree's do: a
+    walk of the two then, not a set of every path (a whole datastore run's peak memory)."""
+    mine = [e.path for e in linted]
+    if len(mine) < WALK_FROM or not (_ordered(files) and _ordered(mine)):
+        own = set(mine)
+        return [p for p in files if p not in own]
+    out: list[str] = []
+    i, end = 0, len(mine)
+    for path in files:
+        while i < end and mine[i] < path:
+            i += 1
+        if i == end or mine[i] != path:
+            out.append(path)
+    return out
+
+
+WALK_FROM = 1000  # run files from which `_rest` walks rather than builds a set
+
+
+def _ordered(paths: list[str]) -> bool:
+    return all(map(le, paths, islice(paths, 1, None)))
 
 
 def _later(path: str, summary: Summary, load: Callable[[str, Kind], Entry]) -> Later:
@@ -397,11 +421,13 @@ def _may_touch(later: Later, defined: set[tuple[str, str]], named: set[str]) -> 
     return own in defined or bool(_refs_to(later.mentions, named))
 
 
-def _might_break(refs: Sequence[Ref], project: Project, inside: set[str]) -> bool:
+def _might_break(refs: Sequence[Ref], project: Project) -> bool:
     """Whether a file that mentions the run's ids could get a finding the run causes.
 
     Its references to those ids may now fail to resolve, or resolve to a rubric of the run
-    that asks questions for inputs (facts, tools) they may lack.
+    that asks questions for inputs (facts, tools) they may lack. (A definer the project holds
+    as an entry is the run's: those outside it are `Later`, and files added as referrers
+    define nothing.)
     """
     from evallint.rules.datasets import needs  # the rule's own notion of what a rubric needs
 
@@ -410,7 +436,7 @@ def _might_break(refs: Sequence[Ref], project: Project, inside: set[str]) -> boo
         if target is None:
             return True
         if (
-            target.path in inside
+            target.path in project.entries
             and ref.namespace == ai_eval.RUBRIC.name
             and needs(project, target)
         ):

@@ -53,7 +53,7 @@ def lint(
     the run's, so what their deletion breaks is checked).
     """
     started = time.perf_counter()
-    tree = list(tree)
+    tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
     run = Run(
         config,
         active_rules(config, rules),
