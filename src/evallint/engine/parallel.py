@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from evallint.engine.file import Run, check_all, read_all
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
-from evallint.model import Diagnostic, Skipped
-from evallint.parse import Document
+from evallint.model import JSON, Diagnostic, Skipped
+from evallint.parse import Document, Format
 from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
 
 if TYPE_CHECKING:
@@ -157,6 +157,8 @@ def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
 # judges, few), else as its `Kept` packs it (path, format, ok, kind, shared values): a tuple
 # pickles ~10x faster than the objects, and thousands cross each way.
 Packed = Entry | PackedKept
+# The index as it goes to the workers: a file of the run by its place in the run's paths.
+Sent = Entry | PackedKept | tuple[int, Format, bool, str, bool, JSON]
 
 
 def pack(entry: Entry) -> Packed:
@@ -202,6 +204,7 @@ class Forked:
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         global _JOB
         self._paths = paths
+        self._order: dict[str, int] = {}  # path -> place in `paths`, once `read` has them
         _JOB = (paths, count, run, source)
         try:
             self._conns, self._procs = _spawn(_work, count)
@@ -220,6 +223,7 @@ class Forked:
             skipped += passed
         entries.sort(key=lambda e: order[e.path])
         skipped.sort(key=lambda s: order[s.path])
+        self._order = order
         return entries, diagnostics, skipped
 
     def check(self, head: Project) -> list[Diagnostic]:
@@ -232,13 +236,22 @@ class Forked:
         # peak memory in this process and in every worker.
         every = head.every_entry()
         for start in range(0, len(every), INDEX_CHUNK):
-            part = [pack(e) for e in every[start : start + INDEX_CHUNK]]
+            part = [self._sent(e) for e in every[start : start + INDEX_CHUNK]]
             self._send(pickle.dumps((False, part), pickle.HIGHEST_PROTOCOL))
         self._send(pickle.dumps((True, head.broken), pickle.HIGHEST_PROTOCOL))
         found = [d for conn in self._conns for d in _receive(conn)]
         for proc in self._procs:
             proc.join()
         return found
+
+    def _sent(self, entry: Entry) -> Sent:
+        """`entry` packed, a file of the run named by its place in the run's paths: each worker
+        has them (forked with them), so it keeps those and no copy, and an int crosses faster."""
+        packed = pack(entry)
+        if isinstance(packed, Entry):
+            return packed
+        at = self._order.get(packed[0])
+        return packed if at is None else (at, *packed[1:])
 
     def _send(self, message: bytes) -> None:
         try:
@@ -248,9 +261,10 @@ class Forked:
             raise RuntimeError(_GONE) from None
 
 
-def _index(conn: Connection, mine: dict[str, Entry]) -> Project:
+def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Project:
     """The project as the parent sends it, chunk by chunk (`Forked.check`). `mine`: this
-    worker's own files, as it keeps them: those are used, not copies of them."""
+    worker's own files, as it keeps them: those are used, not copies of them; `paths`: the
+    run's, which a packed entry may name by place."""
     import pickle
 
     entries: list[Entry] = []
@@ -260,7 +274,13 @@ def _index(conn: Connection, mine: dict[str, Entry]) -> Project:
             head = Project(entries, ordered=True)
             head.broken = payload
             return head
-        entries += (mine.get(_path(p)) or unpack(p) for p in payload)
+        for sent in payload:
+            if isinstance(sent, Entry):
+                entries.append(mine.get(sent.path) or sent)
+                continue
+            at, fmt, ok, kind, mapping, value = sent
+            path = paths[at] if isinstance(at, int) else at
+            entries.append(mine.get(path) or Kept(path, fmt, ok, BY_NAME[kind], mapping, value))
 
 
 def _path(packed: Packed) -> str:
@@ -290,7 +310,7 @@ def _work(conn: Connection, first: int) -> None:
         entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
-        head = _index(conn, {e.path: e for e in entries})
+        head = _index(conn, {e.path: e for e in entries}, paths)
         conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
