@@ -28,6 +28,13 @@ class Ref:
 
 
 def parse_ref(text: str) -> Ref | None:
+    # Anything but a string (a damaged cache's summary, say) is no reference, never an error.
+    return _parse_ref(text) if isinstance(text, str) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_ref(text: str) -> Ref | None:
+    # A tree names the same few refs thousands of times; a Ref is immutable.
     m = _REF.match(text)
     return Ref(m["ns"], m["id"], m["pin"]) if m else None
 

@@ -16,10 +16,19 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-def resolutions(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Resolution]]:
-    for pointer, _text, ref in ctx.project.references(Entry(doc, ctx.kind)):
-        if ref is not None:
-            yield pointer, ctx.project.resolve(ref)
+def resolutions(doc: Document, ctx: Context) -> list[tuple[Pointer, Resolution]]:
+    """Where the document refers, and what each reference resolves to in the context's project:
+    worked out once for the three rules that read them (per project: a file outside the run
+    is checked against the head and the base)."""
+    return doc.facts.get(_resolutions, doc, ctx, key=ctx.project)
+
+
+def _resolutions(doc: Document, ctx: Context) -> list[tuple[Pointer, Resolution]]:
+    return [
+        (pointer, ctx.project.resolve(ref))
+        for pointer, _text, ref in ctx.project.references(Entry(doc, ctx.kind))
+        if ref is not None
+    ]
 
 
 @rule("unknown-ref", Severity.ERROR, kinds=REFERRING, cross_file=True)
