@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import copyreg
 import gc
+import heapq
 import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from evallint.engine.file import Run, check_all, read_all
+from evallint.engine.file import Run, Waiting, check_all, read_all
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
@@ -157,8 +159,10 @@ def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
 # judges, few), else as its `Kept` packs it (path, format, ok, kind, shared values): a tuple
 # pickles ~10x faster than the objects, and thousands cross each way.
 Packed = Entry | PackedKept
-# The index as it goes to the workers: a file of the run by its place in the run's paths.
-Sent = Entry | PackedKept | tuple[int, Format, bool, str, bool, JSON]
+# A file crossing between processes (`_sent`): a file of the run by its place in the run's
+# paths, a `Kept` packed, an entry whole.
+PlacedKept = tuple[int, Format, bool, str, bool, JSON]
+Sent = Entry | PackedKept | PlacedKept | tuple[int, Entry]
 
 
 def pack(entry: Entry) -> Packed:
@@ -199,12 +203,14 @@ _JOB: tuple[Sequence[str], int, Run, Source] | None = None
 
 class Forked:
     """Each of `count` workers reads every count-th file (large and small files mix), keeps
-    them, and checks them once the parent sends the index."""
+    them, and checks them once the parent sends the index. When every file waiting for phase
+    two is a bare `Kept` (a datastore's records), the workers hand them over instead and end:
+    this process, which holds the project anyway, checks them, and no index is sent."""
 
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         global _JOB
-        self._paths = paths
-        self._order: dict[str, int] = {}  # path -> place in `paths`, once `read` has them
+        self._paths, self._run, self._source = paths, run, source
+        self._handed: list[Entry] | None = None  # what waits, when the workers handed it over
         _JOB = (paths, count, run, source)
         try:
             self._conns, self._procs = _spawn(_work, count)
@@ -212,19 +218,46 @@ class Forked:
             _JOB = None
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
-        entries: list[Entry] = []
+        # Each worker's files come in chunks, each named by its place in the run's paths, in
+        # that order: merged by place, they are in the run's order, with no table of paths.
+        places: list[list[int]] = []
+        found: list[list[Entry]] = []
         diagnostics: list[Diagnostic] = []
-        skipped: Skips = []
-        order = {p: i for i, p in enumerate(self._paths)}
+        skipped: list[tuple[int, Skipped]] = []
+        handed: list[Entry] | None = []
         for conn in self._conns:
-            part, found, passed = _receive(conn)
-            entries += (unpack(p, self._paths[order[_path(p)]]) for p in part)
-            diagnostics += found
+            at: list[int] = []
+            theirs: list[Entry] = []
+            while (message := _message(conn))[0] == "part":
+                for sent in message[1]:
+                    place, entry = self._unsent(sent)
+                    at.append(place)
+                    theirs.append(entry)
+            own, passed, waiting = message[1]
+            diagnostics += own
             skipped += passed
-        entries.sort(key=lambda e: order[e.path])
-        skipped.sort(key=lambda s: order[s.path])
-        self._order = order
-        return entries, diagnostics, skipped
+            places.append(at)
+            found.append(theirs)
+            if handed is not None and waiting is not None:
+                handed += (theirs[i] for i in waiting)
+            else:
+                handed = None
+        merged = heapq.merge(*(zip(a, f, strict=True) for a, f in zip(places, found, strict=True)))
+        entries = [entry for _, entry in merged]
+        skipped.sort(key=itemgetter(0))
+        if handed is not None:
+            self._handed = handed
+            self._send(_STOP)
+            self._join()
+        return entries, diagnostics, [s for _, s in skipped]
+
+    def _unsent(self, sent: Sent) -> tuple[int, Entry]:
+        """A worker's file as it crossed (`_sent`), with its place in the run's paths."""
+        assert not isinstance(sent, Entry)  # a worker names each of its files by place
+        if len(sent) == 2:
+            return sent
+        at, fmt, ok, kind, mapping, value = cast(PlacedKept, sent)
+        return at, Kept(self._paths[at], fmt, ok, BY_NAME[kind], mapping, value)
 
     def check(self, head: Project) -> list[Diagnostic]:
         # In path order, as the project adds them, so each worker rebuilds the same project;
@@ -232,26 +265,23 @@ class Forked:
         # Definers whose id cannot be read go along: some are known by their summary alone.
         import pickle  # only split runs need it: a one-file run does not pay its import
 
+        if self._handed is not None:
+            return check_all(self._handed, self._run, self._source, head)
+        order = {p: i for i, p in enumerate(self._paths)}
         # In chunks: the whole index packed and pickled at once would double a large run's
         # peak memory in this process and in every worker.
         every = head.every_entry()
         for start in range(0, len(every), INDEX_CHUNK):
-            part = [self._sent(e) for e in every[start : start + INDEX_CHUNK]]
-            self._send(pickle.dumps((False, part), pickle.HIGHEST_PROTOCOL))
-        self._send(pickle.dumps((True, head.broken), pickle.HIGHEST_PROTOCOL))
+            part = [_sent(e, order.get(e.path)) for e in every[start : start + INDEX_CHUNK]]
+            self._send(pickle.dumps(("part", part), pickle.HIGHEST_PROTOCOL))
+        self._send(pickle.dumps(("last", head.broken), pickle.HIGHEST_PROTOCOL))
         found = [d for conn in self._conns for d in _receive(conn)]
-        for proc in self._procs:
-            proc.join()
+        self._join()
         return found
 
-    def _sent(self, entry: Entry) -> Sent:
-        """`entry` packed, a file of the run named by its place in the run's paths: each worker
-        has them (forked with them), so it keeps those and no copy, and an int crosses faster."""
-        packed = pack(entry)
-        if isinstance(packed, Entry):
-            return packed
-        at = self._order.get(packed[0])
-        return packed if at is None else (at, *packed[1:])
+    def _join(self) -> None:
+        for proc in self._procs:
+            proc.join()
 
     def _send(self, message: bytes) -> None:
         try:
@@ -261,36 +291,79 @@ class Forked:
             raise RuntimeError(_GONE) from None
 
 
-def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Project:
-    """The project as the parent sends it, chunk by chunk (`Forked.check`). `mine`: this
-    worker's own files, as it keeps them: those are used, not copies of them; `paths`: the
-    run's, which a packed entry may name by place."""
+def _sent(entry: Entry, place: int | None) -> Sent:
+    """`entry` packed to cross a pipe. A file of the run is named by its place in the run's
+    paths, which every process has (forked with them): an int crosses faster than a path, and
+    the other side keeps its own copy of the path, not a second one."""
+    packed = pack(entry)
+    if isinstance(packed, Entry):
+        return packed if place is None else (place, packed)
+    return packed if place is None else (place, *packed[1:])
+
+
+# Told to a worker that handed its waiting files over: nothing more will come.
+_STOP = b"stop"
+
+
+def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Project | None:
+    """The project as the parent sends it, chunk by chunk (`Forked.check`); None when the parent
+    checks what this worker handed over. `mine`: this worker's own files, as it keeps them:
+    those are used, not copies of them; `paths`: the run's, which a packed entry may name by
+    place."""
     import pickle
 
     entries: list[Entry] = []
     while True:
-        last, payload = pickle.loads(conn.recv_bytes())
-        if last:
+        message = conn.recv_bytes()
+        if message == _STOP:
+            return None
+        tag, payload = pickle.loads(message)
+        if tag == "last":
             head = Project(entries, ordered=True)
             head.broken = payload
             return head
         for sent in payload:
-            if isinstance(sent, Entry):
+            if isinstance(sent, Entry):  # outside the run
                 entries.append(mine.get(sent.path) or sent)
-                continue
-            at, fmt, ok, kind, mapping, value = sent
-            path = paths[at] if isinstance(at, int) else at
-            entries.append(mine.get(path) or Kept(path, fmt, ok, BY_NAME[kind], mapping, value))
+            elif len(sent) == 2:
+                entry = cast(tuple[int, Entry], sent)[1]
+                entries.append(mine.get(entry.path) or entry)
+            else:
+                at, fmt, ok, kind, mapping, value = cast(PackedKept | PlacedKept, sent)
+                path = paths[at] if isinstance(at, int) else at
+                kept = Kept(path, fmt, ok, BY_NAME[kind], mapping, value)
+                entries.append(mine.get(path) or kept)
 
 
-def _path(packed: Packed) -> str:
-    return packed.path if isinstance(packed, Entry) else packed[0]
+def _handed(entries: list[Entry], pending: Sequence[Waiting]) -> list[int] | None:
+    """What waits for phase two as places in `entries`, when all of it is bare `Kept` entries
+    (the parent has those once unpacked); else None: the worker checks its files itself."""
+    place = {id(e): i for i, e in enumerate(entries)}
+    found = [place.get(id(w)) if type(w) is Kept else None for w in pending]
+    return None if None in found else cast(list[int], found)
+
+
+def _placed(read: Iterable[str], mine: Sequence[str], first: int, step: int) -> Iterator[int]:
+    """The place in the run's paths of each of `read`, the files of `mine` (a worker's share,
+    every `step`-th path from `first`) that phase one kept, in their order."""
+    k = 0
+    for path in read:
+        while mine[k] != path:
+            k += 1
+        yield first + k * step
+        k += 1
 
 
 _GONE = "a worker process ended without reporting (killed?)"
 
 
 def _receive(conn: Connection) -> Any:
+    return _message(conn)[1]
+
+
+def _message(conn: Connection) -> tuple[str, Any]:
+    """A worker's next message ("part" of its files, or "ok" and the rest); its failure or its
+    death raised here."""
     try:
         status, payload = conn.recv()
     except EOFError:
@@ -299,7 +372,7 @@ def _receive(conn: Connection) -> Any:
         message, detail = payload
         # One line, as any internal error; the traceback only under EVALLINT_DEBUG.
         raise RuntimeError(f"in a worker process: {message}" + (f"\n{detail}" if detail else ""))
-    return payload
+    return status, payload
 
 
 def _work(conn: Connection, first: int) -> None:
@@ -307,11 +380,22 @@ def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
     paths, step, run, source = _JOB
     try:
-        entries, diagnostics, skipped, pending = read_all(paths[first::step], source, run)
+        mine = paths[first::step]
+        entries, diagnostics, skipped, pending = read_all(mine, source, run)
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
-        conn.send(("ok", ([pack(e) for e in entries], diagnostics, skipped)))
+        # In chunks, as the index comes back: the whole share packed and pickled at once was
+        # a large run's peak memory.
+        places = _placed((e.path for e in entries), mine, first, step)
+        for start in range(0, len(entries), INDEX_CHUNK):
+            chunk = entries[start : start + INDEX_CHUNK]
+            conn.send(("part", [_sent(e, next(places)) for e in chunk]))
+        passed = list(
+            zip(_placed((s.path for s in skipped), mine, first, step), skipped, strict=True)
+        )
+        conn.send(("ok", (diagnostics, passed, _handed(entries, pending))))
         head = _index(conn, {e.path: e for e in entries}, paths)
-        conn.send(("ok", check_all(pending, run, source, head)))
+        if head is not None:
+            conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
     finally:
