@@ -275,6 +275,41 @@ def test_a_worker_killed_before_the_index_fails_the_run_not_the_pipe() -> None:
         forked.check(head)
 
 
+def _records(count: int) -> dict[str, str]:
+    """EEE aggregate records in their layout, two of them sharing an evaluation_id."""
+    files = {}
+    for i in range(count):
+        record = {**MINIMAL_0_2_0, "evaluation_id": f"e{min(i, count - 2)}"}
+        files[f"data/b/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d{i:02x}.json"] = json.dumps(record)
+    return files
+
+
+def test_workers_hand_bare_records_over_and_end() -> None:
+    """What waits for phase two is all bare records: the workers send them with their places
+    and end (no index goes to them), and the findings are one process's."""
+    files = _records(7)
+    paths = sorted(files)
+    source = DictSource(files)
+    serial = parallel.Serial(paths, _run(), source)
+    forked = parallel.Forked(paths, 2, _run(), source)
+    one, two = serial.read(), forked.read()
+    assert [e.path for e in two[0]] == [e.path for e in one[0]] == paths
+    assert forked._handed is not None and all(not p.is_alive() for p in forked._procs)
+    found = sorted(two[1] + forked.check(Project(two[0])), key=lambda d: d.path)
+    assert [d.rule for d in found] == ["eee-duplicate-evaluation-id"] * 2
+    assert found == sorted(one[1] + serial.check(Project(one[0])), key=lambda d: d.path)
+
+
+def test_workers_keep_what_is_not_a_bare_record_and_get_the_index() -> None:
+    files = {**_records(3), "rubrics/tone.yaml": RUBRIC_TEXT}
+    paths = sorted(files)
+    forked = parallel.Forked(paths, 2, _run(), DictSource(files))
+    entries = forked.read()[0]
+    assert forked._handed is None
+    found = forked.check(Project(entries))
+    assert [d.rule for d in found] == ["eee-duplicate-evaluation-id"] * 2
+
+
 def test_a_failing_share_of_a_split_map_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="in a worker process: ZeroDivisionError"):
         parallel.split_map(lambda x: 1 // x, [1, 0, 2, 3], 2)

@@ -266,7 +266,11 @@ class Forked:
         import pickle  # only split runs need it: a one-file run does not pay its import
 
         if self._handed is not None:
-            return check_all(self._handed, self._run, self._source, head)
+            # Forked again, now that the project is built: the workers share it as this
+            # process holds it (nothing crosses but their findings).
+            run, source, handed = self._run, self._source, self._handed
+            parts = split_map(lambda w: check_all([w], run, source, head), handed, len(self._conns))
+            return [d for part in parts for d in part]
         order = {p: i for i, p in enumerate(self._paths)}
         # In chunks: the whole index packed and pickled at once would double a large run's
         # peak memory in this process and in every worker.
