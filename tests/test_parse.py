@@ -72,6 +72,29 @@ def test_yaml_deep_nesting_is_an_error_in_bounded_time() -> None:
     assert problems(block)[0][2:] == ("parse-error", "nesting deeper than 200 levels")
 
 
+@pytest.mark.parametrize(("column", "expected"), [(1006, (3, 206)), (100, (3, 100))])
+def test_libyaml_stopping_at_its_own_depth_bound_is_our_nesting_finding(
+    column: int, expected: tuple[int, int]
+) -> None:
+    """From PyYAML 6.0.4, libyaml stops past 1,000 levels, its scanner reading ahead of the
+    events the builder sees. The finding is still where the text first nests past 200 levels
+    (or, should libyaml stop before that, where it stopped), whatever PyYAML is installed."""
+    import yaml
+
+    from evallint.parse import yamlload
+
+    text = "description: x\nname: d\ndeep: " + "[" * 2000 + "\n"
+    mark = yaml.Mark("<text>", 0, 2, column - 1, None, None)  # type: ignore[arg-type]
+    stopped = yaml.MarkedYAMLError(
+        "while increasing flow level", mark, "exceeded maximum nesting depth", mark
+    )
+    loaded = yamlload._too_deep(text, stopped, False)
+    assert not loaded.ok and loaded.data is None
+    assert [(p.span.line, p.span.column, p.message) for p in loaded.problems] == [
+        (*expected, "nesting deeper than 200 levels")
+    ]
+
+
 def test_yaml_unsafe_tags_are_refused() -> None:
     assert problems("a: !!python/object/apply:os.system [ls]\n") == [
         (

@@ -311,10 +311,44 @@ def load_yaml(text: str, *, record: bool = False) -> Loaded:
             None, False, (*builder.problems, Problem(stop.span, stop.message)), builder.smap
         )
     except yaml.MarkedYAMLError as exc:
+        if _NESTING in str(exc.problem):
+            return _too_deep(text, exc, record)
         return Loaded(None, False, (*builder.problems, _syntax_problem(exc)), builder.smap)
     except yaml.YAMLError as exc:  # reader errors carry a position but no mark
         return Loaded(None, False, (*builder.problems, _reader_problem(exc, text)), builder.smap)
     return Loaded(builder.root, True, tuple(builder.problems), builder.smap)
+
+
+# libyaml's own bound (1,000 levels, from PyYAML 6.0.4): its scanner reads ahead of the
+# events, so it can stop a text before the builder has seen MAX_DEPTH levels of it.
+_NESTING = "exceeded maximum nesting depth"
+
+
+def _too_deep(text: str, exc: yaml.MarkedYAMLError, record: bool) -> Loaded:
+    """The text nests past libyaml's bound, so past MAX_DEPTH too: the finding is the one any
+    PyYAML gives, where the text first nests past MAX_DEPTH. The text up to libyaml's stop
+    holds that place: built again, the builder stops there."""
+    mark = exc.problem_mark
+    at = _offset(text, mark.line, mark.column) if mark is not None else len(text)
+    builder = _Builder(text[:at], record)
+    try:
+        builder.run()
+    except _Stop as stop:
+        if stop.message.startswith("nesting deeper"):
+            return Loaded(None, False, (Problem(stop.span, stop.message),), builder.smap)
+    except yaml.YAMLError:
+        pass
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    problem = Problem(Span(line, col, line, col + 1), f"nesting deeper than {MAX_DEPTH} levels")
+    return Loaded(None, False, (problem,), None)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The character offset of a 0-based line and column."""
+    start = 0
+    for _ in range(line):
+        start = text.index("\n", start) + 1
+    return start + column
 
 
 def _reader_problem(exc: yaml.YAMLError, text: str) -> Problem:
