@@ -27,7 +27,7 @@ from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
 from evallint.parse import Document, Format
-from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
+from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -171,12 +171,6 @@ def pack(entry: Entry) -> Packed:
     return shared.packed() if isinstance(shared, Kept) else shared
 
 
-def unpack(packed: Packed, path: str | None = None) -> Entry:
-    """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
-    brought (a second copy of every path would be a large run's memory)."""
-    return packed if isinstance(packed, Entry) else unpack_kept(packed, path)
-
-
 def start(paths: Sequence[str], count: int, run: Run, source: Source) -> Serial | Forked:
     """Phase one begins: `count` processes (1: this one) read their share of `paths`."""
     return Forked(paths, count, run, source) if count > 1 else Serial(paths, run, source)
@@ -204,8 +198,9 @@ _JOB: tuple[Sequence[str], int, Run, Source] | None = None
 class Forked:
     """Each of `count` workers reads every count-th file (large and small files mix), keeps
     them, and checks them once the parent sends the index. When every file waiting for phase
-    two is a bare `Kept` (a datastore's records), the workers hand them over instead and end:
-    this process, which holds the project anyway, checks them, and no index is sent."""
+    two is a bare `Kept` (a datastore's records), the workers hand them over instead and end,
+    and no index is sent: workers forked again once the project is built check them, sharing
+    the project as this process holds it."""
 
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         global _JOB
@@ -252,7 +247,8 @@ class Forked:
         return entries, diagnostics, [s for _, s in skipped]
 
     def _unsent(self, sent: Sent) -> tuple[int, Entry]:
-        """A worker's file as it crossed (`_sent`), with its place in the run's paths."""
+        """A worker's file as it crossed (`_sent`), with its place in the run's paths: a pair
+        (place, entry), or a packed `Kept` whose path is its place."""
         assert not isinstance(sent, Entry)  # a worker names each of its files by place
         if len(sent) == 2:
             return sent
@@ -260,20 +256,19 @@ class Forked:
         return at, Kept(self._paths[at], fmt, ok, BY_NAME[kind], mapping, value)
 
     def check(self, head: Project) -> list[Diagnostic]:
-        # In path order, as the project adds them, so each worker rebuilds the same project;
-        # definers known by summary are parsed here (a run this large is mostly the tree).
-        # Definers whose id cannot be read go along: some are known by their summary alone.
-        import pickle  # only split runs need it: a one-file run does not pay its import
-
         if self._handed is not None:
-            # Forked again, now that the project is built: the workers share it as this
-            # process holds it (nothing crosses but their findings).
+            # Only the findings cross back: the new workers have the project as it is here.
             run, source, handed = self._run, self._source, self._handed
             parts = split_map(lambda w: check_all([w], run, source, head), handed, len(self._conns))
             return [d for part in parts for d in part]
-        order = {p: i for i, p in enumerate(self._paths)}
+        import pickle  # only split runs need it: a one-file run does not pay its import
+
+        # In path order, as the project adds them, so each worker rebuilds the same project;
+        # definers known by summary are parsed here (a run this large is mostly the tree).
+        # Definers whose id cannot be read go along: some are known by their summary alone.
         # In chunks: the whole index packed and pickled at once would double a large run's
         # peak memory in this process and in every worker.
+        order = {p: i for i, p in enumerate(self._paths)}
         every = head.every_entry()
         for start in range(0, len(every), INDEX_CHUNK):
             part = [_sent(e, order.get(e.path)) for e in every[start : start + INDEX_CHUNK]]
