@@ -253,6 +253,11 @@ def test_junit_has_a_case_per_file_checked_and_a_failure_per_error() -> None:
         ("ok.yaml", "rubric"),
     ]
     assert checked[1:] == [("rubrics/tone.yaml", "rubric"), ("ok.yaml", "rubric")]
+    # Equal and hashed as the pairs it stands for: two reports of one run are equal.
+    again = Checked(paths, ["dataset", "rubric", "rubric"])
+    assert checked == again == tuple(checked) and hash(checked) == hash(again)
+    assert checked != Checked(paths, ["dataset", "rubric", "judge"])
+    assert replace(REPORT, kinds=checked) == replace(REPORT, kinds=again)
     report = replace(REPORT, kinds=checked)
     root = ElementTree.fromstring(formatter("junit")(report))
     assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "2"

@@ -150,6 +150,15 @@ class Checked(Sequence[tuple[str, str]]):
     def __len__(self) -> int:
         return len(self._paths)
 
+    def __eq__(self, other: object) -> bool:
+        # As the tuple of pairs it stands for: two reports of the same run are equal.
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
     @overload
     def __getitem__(self, i: int) -> tuple[str, str]: ...
     @overload
