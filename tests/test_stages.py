@@ -209,6 +209,7 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     """What the project keeps of a file that defines nothing is a `Kept`: its document is made
     on use and holds what `Kind.shared` names, as the whole document said it."""
     import pickle
+    from dataclasses import FrozenInstanceError
 
     from evallint.project import Kept, shared_only
 
@@ -219,8 +220,10 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     assert shared_only(kept) is kept
     assert kept.solid() == Entry(kept.doc, kept.kind)
     assert pickle.loads(pickle.dumps(kept)).doc == kept.doc
-    with pytest.raises(TypeError):
+    with pytest.raises(FrozenInstanceError):
         kept.path = "y.json"
+    with pytest.raises(FrozenInstanceError):
+        del kept.ok
     # A record without the shared key keeps what it has, as a plain entry.
     bare = shared_only(_entry("records/y.json", text.replace('"evaluation_id": "e1", ', "")))
     assert not isinstance(bare, Kept) and bare.doc.data == {}

@@ -7,11 +7,12 @@ resolve references, and its file is parsed only when a rule first reads its docu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from evallint.facts import Facts
-from evallint.kinds import KINDS, Kind
+from evallint.kinds import BY_NAME, KINDS, Kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, Format
@@ -116,6 +117,13 @@ class Kept(Entry):
         put(self, "_mapping", mapping)
         put(self, "_value", value)
 
+    def __setattr__(self, name: str, value: object) -> None:
+        # Entry's own frozen guard names only its fields; a Kept is as frozen as an Entry.
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
     @property
     def doc(self) -> Document:
         return Document(self.path, self.fmt, "", self.data, self.ok, ())
@@ -145,19 +153,16 @@ def unpack_kept(packed: PackedKept, path: str | None = None) -> Kept:
     """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
     brought (a second copy of every path would be a large run's memory)."""
     sent, fmt, ok, kind, mapping, value = packed
-    return Kept(path or sent, fmt, ok, _BY_NAME[kind], mapping, value)
-
-
-_BY_NAME = {k.name: k for k in KINDS}
+    return Kept(path or sent, fmt, ok, BY_NAME[kind], mapping, value)
 
 
 def shared_only(entry: Entry) -> Entry:
     """What other files' rules may read of an entry: all of a definer, else the top-level keys
     its kind shares (`Kind.shared`), as a `Kept` when it can be one. All a run keeps of a
     checked file for the project."""
+    if entry.kind.defines is not None or isinstance(entry, Kept):
+        return entry  # (a Kept's document would be made only to be dropped)
     doc, kind = entry.doc, entry.kind
-    if kind.defines is not None or isinstance(entry, Kept):
-        return entry
     data, shared = doc.data, kind.shared
     if not isinstance(data, dict):
         return Kept(doc.path, doc.fmt, doc.ok, kind, False, None)
@@ -231,7 +236,7 @@ class Project:
         self.broken: dict[str, list[str]] = {}
         self.facts = Facts()  # what rules work out once per project
         both: list[Entry | Later] = [*entries, *later]
-        for item in both if ordered else sorted(both, key=_path_of):
+        for item in both if ordered else sorted(both, key=attrgetter("path")):
             if isinstance(item, Later):
                 self.add_later(item)
             else:
@@ -317,7 +322,3 @@ class Project:
             return
         for pointer, text in entry.kind.references(entry.doc.data):
             yield pointer, text, parse_ref(text)
-
-
-def _path_of(item: Entry | Later) -> str:
-    return item.path
