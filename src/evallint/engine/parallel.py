@@ -27,7 +27,7 @@ from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
 from evallint.parse import Document, Format
-from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only
+from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -224,10 +224,9 @@ class Forked:
             at: list[int] = []
             theirs: list[Entry] = []
             while (message := _message(conn))[0] == "part":
-                for sent in message[1]:
-                    place, entry = self._unsent(sent)
-                    at.append(place)
-                    theirs.append(entry)
+                for sent in message[1]:  # a worker names each of its files by place
+                    at.append(cast(int, cast(tuple[object, ...], sent)[0]))
+                    theirs.append(_received(sent, self._paths))
             own, passed, waiting = message[1]
             diagnostics += own
             skipped += passed
@@ -245,15 +244,6 @@ class Forked:
             self._send(_STOP)
             self._join()
         return entries, diagnostics, [s for _, s in skipped]
-
-    def _unsent(self, sent: Sent) -> tuple[int, Entry]:
-        """A worker's file as it crossed (`_sent`), with its place in the run's paths: a pair
-        (place, entry), or a packed `Kept` whose path is its place."""
-        assert not isinstance(sent, Entry)  # a worker names each of its files by place
-        if len(sent) == 2:
-            return sent
-        at, fmt, ok, kind, mapping, value = cast(PlacedKept, sent)
-        return at, Kept(self._paths[at], fmt, ok, BY_NAME[kind], mapping, value)
 
     def check(self, head: Project) -> list[Diagnostic]:
         if self._handed is not None:
@@ -300,6 +290,17 @@ def _sent(entry: Entry, place: int | None) -> Sent:
     return packed if place is None else (place, *packed[1:])
 
 
+def _received(sent: Sent, paths: Sequence[str]) -> Entry:
+    """A file as it crossed (`_sent`): an entry whole, a pair (place, entry), or a packed
+    `Kept` whose path may be its place in the run's `paths`."""
+    if isinstance(sent, Entry):
+        return sent
+    if len(sent) == 2:
+        return sent[1]
+    at = sent[0]
+    return unpack_kept(cast(PackedKept, sent), paths[at] if isinstance(at, int) else None)
+
+
 # Told to a worker that handed its waiting files over: nothing more will come.
 _STOP = b"stop"
 
@@ -322,16 +323,8 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
             head.broken = payload
             return head
         for sent in payload:
-            if isinstance(sent, Entry):  # outside the run
-                entries.append(mine.get(sent.path) or sent)
-            elif len(sent) == 2:
-                entry = cast(tuple[int, Entry], sent)[1]
-                entries.append(mine.get(entry.path) or entry)
-            else:
-                at, fmt, ok, kind, mapping, value = cast(PackedKept | PlacedKept, sent)
-                path = paths[at] if isinstance(at, int) else at
-                kept = Kept(path, fmt, ok, BY_NAME[kind], mapping, value)
-                entries.append(mine.get(path) or kept)
+            entry = _received(sent, paths)
+            entries.append(mine.get(entry.path) or entry)
 
 
 def _handed(entries: list[Entry], pending: Sequence[Waiting]) -> list[int] | None:
