@@ -334,8 +334,9 @@ def _too_deep(text: str, exc: yaml.MarkedYAMLError, record: bool) -> Loaded:
     try:
         builder.run()
     except _Stop as stop:
-        if stop.message.startswith("nesting deeper"):
-            return Loaded(None, False, (Problem(stop.span, stop.message),), builder.smap)
+        if stop.message.startswith("nesting deeper"):  # with what was found on the way there
+            found = (*builder.problems, Problem(stop.span, stop.message))
+            return Loaded(None, False, found, builder.smap)
     except yaml.YAMLError:
         pass
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -344,11 +345,13 @@ def _too_deep(text: str, exc: yaml.MarkedYAMLError, record: bool) -> Loaded:
 
 
 def _offset(text: str, line: int, column: int) -> int:
-    """The character offset of a 0-based line and column."""
+    """The character offset of a 0-based line and column (the end, past the text's lines)."""
     start = 0
     for _ in range(line):
-        start = text.index("\n", start) + 1
-    return start + column
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return len(text)
+    return min(start + column, len(text))
 
 
 def _reader_problem(exc: yaml.YAMLError, text: str) -> Problem:
