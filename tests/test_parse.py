@@ -95,6 +95,24 @@ def test_libyaml_stopping_at_its_own_depth_bound_is_our_nesting_finding(
     ]
 
 
+def test_past_libyamls_bound_the_problems_on_the_way_are_kept() -> None:
+    """As when the builder stops by itself: a repeated key before the nesting is reported too,
+    and a mark past the text's last line is no error of evallint's own."""
+    import yaml
+
+    from evallint.parse import yamlload
+
+    text = "a: 1\na: 2\ndeep: " + "[" * 2000 + "\n"
+    for line, column in ((2, 1005), (40, 0)):
+        mark = yaml.Mark("<text>", 0, line, column, None, None)  # type: ignore[arg-type]
+        stopped = yaml.MarkedYAMLError(None, None, "exceeded maximum nesting depth", mark)
+        found = [
+            (p.span.line, p.span.column, p.rule)
+            for p in yamlload._too_deep(text, stopped, False).problems
+        ]
+        assert found == [(2, 1, "duplicate-key"), (3, 206, "parse-error")], (line, column)
+
+
 def test_yaml_unsafe_tags_are_refused() -> None:
     assert problems("a: !!python/object/apply:os.system [ls]\n") == [
         (
