@@ -224,8 +224,9 @@ class Forked:
             at: list[int] = []
             theirs: list[Entry] = []
             while (message := _message(conn))[0] == "part":
-                for sent in message[1]:  # a worker names each of its files by place
-                    at.append(cast(int, cast(tuple[object, ...], sent)[0]))
+                for sent in message[1]:
+                    assert not isinstance(sent, Entry)  # a worker names each file by place
+                    at.append(cast(int, sent[0]))
                     theirs.append(_received(sent, self._paths))
             own, passed, waiting = message[1]
             diagnostics += own
