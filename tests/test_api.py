@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 
 import evallint
 from evallint.api import Config, EvallintError, Report
+from evallint.records import FrozenRecordError
 
 RUBRIC = (
     "id: tone\nversion: 1.10\nchecks: [{kind: php_lint, id: lint}]\nscoring: {combine: all_pass}\n"
@@ -31,7 +31,7 @@ def test_check_returns_a_frozen_report_with_every_finding(tmp_path: Path) -> Non
         ("rubrics/tone.yaml", 2, 10, "yaml-implicit-type")
     ]
     assert report.exit_code(strict=False) == 1
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenRecordError):
         report.files_checked = 0  # type: ignore[misc]
 
 

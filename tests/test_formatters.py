@@ -240,10 +240,10 @@ def test_gitlab_code_quality_has_the_documented_shape_and_unique_fingerprints() 
 
 
 def test_junit_has_a_case_per_file_checked_and_a_failure_per_error() -> None:
-    from dataclasses import replace
     from xml.etree import ElementTree
 
     from evallint.model import Checked
+    from evallint.records import replace
 
     paths = [ODD, "rubrics/tone.yaml", "ok.yaml"]
     checked = Checked(paths, ["dataset", "rubric", "rubric"])  # as a run reports them
@@ -300,7 +300,7 @@ def test_the_gitlab_example_is_a_valid_gitlab_ci_file() -> None:
 
 
 def test_gitlab_fingerprints_stay_when_a_finding_moves_to_another_line() -> None:
-    from dataclasses import replace
+    from evallint.records import replace
 
     moved = replace(
         REPORT,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import lint_files
 from evallint.output.docs import render_rules
 from evallint.rules import ALL_RULES
-from evallint.rules.base import Rule
+from evallint.rules.base import Rule, cleandoc
 
 
 def test_ids_are_unique_kebab_case() -> None:
@@ -98,3 +101,19 @@ def test_readme_rule_table_matches_the_code() -> None:
     listed = {row.split("`")[1]: row.split(" | ")[-1].rstrip(" |") for row in rows}
     for rule in ALL_RULES:
         assert listed.get(rule.id) == rule.summary, f"README table is stale for {rule.id}"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.id)
+def test_docs_are_cleaned_as_inspect_cleans_them(rule: Rule) -> None:
+    """The rule docs are cleaned without importing `inspect`, to the same text."""
+    doc = rule.check.__doc__ if rule.check is not None else None
+    if doc is not None:
+        assert cleandoc(doc) == inspect.cleandoc(doc)
+
+
+@given(
+    st.lists(st.sampled_from(["", " ", "    ", "\t", "a", "  b", "\tc d", "    e  "]), max_size=8)
+)
+def test_cleandoc_is_inspects_on_any_layout(lines: list[str]) -> None:
+    doc = "\n".join(lines)
+    assert cleandoc(doc) == inspect.cleandoc(doc)

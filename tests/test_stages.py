@@ -209,9 +209,9 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     """What the project keeps of a file that defines nothing is a `Kept`: its document is made
     on use and holds what `Kind.shared` names, as the whole document said it."""
     import pickle
-    from dataclasses import FrozenInstanceError
 
     from evallint.project import Kept, shared_only
+    from evallint.records import FrozenRecordError
 
     text = '{"schema_version": "0.2.0", "evaluation_id": "e1", "evaluation_results": []}'
     kept = shared_only(_entry("records/x.json", text))
@@ -220,9 +220,9 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     assert shared_only(kept) is kept
     assert kept.solid() == Entry(kept.doc, kept.kind)
     assert pickle.loads(pickle.dumps(kept)).doc == kept.doc
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(FrozenRecordError):
         kept.path = "y.json"
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(FrozenRecordError):
         del kept.ok
     # A record without the shared key keeps what it has, as a plain entry.
     bare = shared_only(_entry("records/y.json", text.replace('"evaluation_id": "e1", ', "")))

@@ -8,8 +8,9 @@
             print(d.path, d.span.line, d.span.column, d.rule, d.message)
 
 It does what `evallint check` does, without printing or exiting: the same project root, the
-same configuration file, the same rules. The results are frozen dataclasses (`Report`,
-`Diagnostic`, `Span`), and every finding is there (none capped).
+same configuration file, the same rules. The results are frozen records (`Report`,
+`Diagnostic`, `Span`: immutable, compared by value, with slots; `evallint.records.replace`
+makes a changed copy), and every finding is there (none capped).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.model import Diagnostic, Report, Severity, Skipped, Span
+from evallint.records import replace
 
 __all__ = [
     "Config",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from evallint.config import Config
 from evallint.io.git import Base, Change, GitRepo
@@ -11,11 +10,12 @@ from evallint.io.source import RevSource
 from evallint.parse import format_of
 from evallint.project import Entry, Project
 from evallint.read import read_entry
+from evallint.records import field, record
 
 CONTENT = frozenset({"A", "M", "R", "U"})  # statuses whose head content is worth linting
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Baseline:
     base: Base
     changes: tuple[Change, ...]

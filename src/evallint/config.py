@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from evallint.records import field, record
 
 MiB = 1024 * 1024
 # Folders a walk outside git never enters (hidden ones and virtual environments neither).
@@ -30,7 +31,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + "(?:/.*)?")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Config:
     """The settings of a run: the configuration file's, then the flags'."""
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, overload
+
+from evallint.records import field, record, replace
 
 # Parsed documents are JSON-shaped; `Any` stops at this alias.
 JSON = Any
@@ -27,7 +28,7 @@ class Severity(enum.IntEnum):
         return cls[text.upper()]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Span:
     """1-based line and column (in code points), end inclusive of the last character + 1."""
 
@@ -37,7 +38,7 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fix:
     """A safe edit a rule offers: inside the source text of the value at `pointer`, `old`
     becomes `new`; the rest (quotes, comments, layout) stays as written."""
@@ -48,7 +49,7 @@ class Fix:
     on_key: bool = False  # in the key's text (a rename), not the value's
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Edit:
     """A fix placed in a file: characters `start` to `end` of its text become `text`."""
 
@@ -57,7 +58,7 @@ class Edit:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     """What a rule yields: symbolic (a pointer into the data), no position, no severity."""
 
@@ -73,7 +74,7 @@ class Finding:
     fix: Fix | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     """Another place a finding points to (SARIF's related locations)."""
 
@@ -82,7 +83,7 @@ class Location:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     """What formatters consume: concrete and final."""
 
@@ -116,7 +117,7 @@ class Diagnostic:
         return (self.path, self.span.line, self.span.column, self.rule, self.message)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Skipped:
     """A file not checked, and why; `unreadable`: it could not be read as data (counted in the
     summary, as a file evallint did not read is never called clean in silence)."""
@@ -169,7 +170,7 @@ class Checked(Sequence[tuple[str, str]]):
         return self._paths[i], self._labels[self._which[i]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Report:
     """What a run found and what it read: the formatters' only input."""
 

@@ -7,7 +7,6 @@ resolve references, and its file is parsed only when a rule first reads its docu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import FrozenInstanceError, dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -16,13 +15,14 @@ from evallint.kinds import BY_NAME, KINDS, Kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, Format
+from evallint.records import FrozenRecordError, record
 from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
 
 if TYPE_CHECKING:
     import semver  # at run time, only refs.py parses versions (and imports it then)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Definition:
     """One version of a rubric or judge that the tree defines."""
 
@@ -51,7 +51,7 @@ class Definition:
         return digest(self.doc.data) if digest is not None else {}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Resolution:
     """What a reference resolves to in the project, and why not when it does not."""
 
@@ -60,7 +60,7 @@ class Resolution:
     target: Definition | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rest:
     """Where a JSONL file read in chunks goes on after the entry's document."""
 
@@ -68,7 +68,7 @@ class Rest:
     lines: int  # lines before it
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Entry:
     """A file of the run: its document and its kind."""
 
@@ -119,10 +119,10 @@ class Kept(Entry):
 
     def __setattr__(self, name: str, value: object) -> None:
         # Entry's own frozen guard names only its fields; a Kept is as frozen as an Entry.
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise FrozenRecordError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        raise FrozenRecordError(f"cannot delete field {name!r}")
 
     @property
     def doc(self) -> Document:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from evallint.config import Config, MiB
@@ -23,6 +22,7 @@ from evallint.kinds.base import Kind
 from evallint.model import Diagnostic, Severity, Skipped, Span
 from evallint.parse import Document, Format, Problem, format_of, parse
 from evallint.project import Entry, Rest
+from evallint.records import record
 
 
 def read_entry(
@@ -194,7 +194,7 @@ def _line_blocks(f: BinaryIO, size: int, limit: int) -> Iterator[bytes | None]:
         yield carry if len(carry) <= limit else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scan:
     """What one pass over a large file's bytes tells: its digests and record count."""
 

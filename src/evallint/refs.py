@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from evallint.records import record
 
 if TYPE_CHECKING:
     import semver
@@ -15,7 +16,7 @@ _REF = re.compile(r"^(?P<ns>rubric|judge)/(?P<id>[a-z][a-z0-9_]*)(?:@(?P<pin>.+)
 _PARTIAL = re.compile(r"^(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?$")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ref:
     """A reference to a rubric or judge: `namespace/id`, pinned or not."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from evallint.baseline import Baseline
@@ -20,6 +19,7 @@ from evallint.io.source import Source
 from evallint.model import Fix
 from evallint.project import Entry
 from evallint.read import read_entry
+from evallint.records import replace
 from evallint.rules import BY_ID
 
 BUMPED = ("version-not-bumped", "version-bump-too-small")

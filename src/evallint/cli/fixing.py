@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from evallint.errors import EvallintError
 from evallint.io.source import Source
 from evallint.model import Diagnostic, Edit
 from evallint.parse import Problem, decode
+from evallint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """One edit of one file, with the text it replaces."""
 

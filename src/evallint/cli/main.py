@@ -8,12 +8,12 @@ import datetime
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evallint.about import __version__
 from evallint.errors import EvallintError
+from evallint.records import replace
 
 if TYPE_CHECKING:
     from evallint.model import Report

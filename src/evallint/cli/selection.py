@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,12 +12,13 @@ from evallint.errors import EvallintError
 from evallint.io import discover, git
 from evallint.model import Skipped
 from evallint.project import Entry
+from evallint.records import record
 
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     """What a run checks and reads, as the command line chose it."""
 

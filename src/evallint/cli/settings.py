@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from evallint.config import SKIP_FOLDERS, TEMPLATE_VARIABLES, Config, MiB
 from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME
 from evallint.kinds.projection import POLICIES
+from evallint.records import replace
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.suggest import suggest
 from evallint.validation.keys import unknown_keys

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from evallint.config import Config
@@ -21,6 +20,7 @@ from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severit
 from evallint.parse import Document
 from evallint.project import Entry, Project, shared_only
 from evallint.read import chunks, read_entry
+from evallint.records import field, record, replace
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
 from evallint.rules.base import Rule, Scope
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from evallint.baseline import Baseline
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Run:
     """What every file of one run shares: settings, active rules, the tree."""
 
@@ -104,7 +104,7 @@ def check_entry(
     return repeats.finish(out)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Part:
     """Which part of a file's check a call does: the rules that need no project as soon as the
     file is parsed (phase one), those that do once the project is built (phase two), or all
@@ -223,7 +223,7 @@ def _unused(
     ]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Repeats:
     """The first `limit` findings of each message (or group) of a rule in one file; the last
     one shown counts the rest (0: no limit).
@@ -307,7 +307,7 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Pending:
     """A file read in phase one whose rules that need the project wait for it: its entry is
     whole, or slim (only the places those rules read, when each says which: `Rule.keeps`).

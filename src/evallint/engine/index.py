@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from itertools import chain, islice
 from operator import le
@@ -28,10 +27,11 @@ from evallint.model import JSON
 from evallint.parse import Document, eval_files, format_of
 from evallint.project import Entry, Later, Project
 from evallint.read import read_entry
+from evallint.records import record
 from evallint.refs import Ref, parse_ref
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Indexed:
     """The project, and the files outside the run whose findings the change may move."""
 
@@ -54,7 +54,7 @@ class Store(Protocol):
     def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Summary:
     """What the index needs of a file outside the run."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +15,7 @@ from evallint.engine.file import Run, active_rules, base_of, check_entry, contex
 from evallint.io.source import Source
 from evallint.model import Checked, Diagnostic, Report
 from evallint.project import Entry, Project
+from evallint.records import replace
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Others, never
 from evallint.rules.base import Rule

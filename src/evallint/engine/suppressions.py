@@ -8,9 +8,9 @@ comments; there the configuration's `rules` and `ignore` do the job.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from evallint.parse.positions import YAML_BREAKS
+from evallint.records import record
 
 # `ignore` as a whole word; a list is read to its `]` or the line's end, so an unclosed or
 # odd list never widens into a bare ignore of every rule.
@@ -20,7 +20,7 @@ UNUSED = "unused-suppression"
 UNSILENCEABLE = frozenset({"parse-error"})  # nothing else can be checked in such a file
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Suppression:
     """One comment: its line, the columns of the marker, and the rule ids it names with their
     columns (None: every rule). All 1-based."""

@@ -12,11 +12,11 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evallint.errors import EvallintError
+from evallint.records import record
 
 
 def clean_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -109,7 +109,7 @@ def clean_blobs(root: Path) -> dict[str, str] | None:
     return None if tagged is None else _tagged(tagged).blobs
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Listed:
     """What `ls-files -t --stage` lines say of the working tree."""
 
@@ -193,7 +193,7 @@ def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
     return frozenset((staged or []) + (unstaged or []))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """A file the change touches, as git reports it."""
 
@@ -203,7 +203,7 @@ class Change:
     similarity: int = 0  # for renames: 100 means the content did not change
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Base:
     """The commit a change is compared with."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from evallint.model import JSON, Pointer
+from evallint.records import record
 
 PathTest = Callable[[str], bool]
 ContentTest = Callable[[str, JSON], bool]  # (path, data): the file name may count too
@@ -25,7 +25,7 @@ References = Callable[[JSON], Iterator[tuple[Pointer, str]]]  # (where, referenc
 Search = Literal["folder", "ancestors", "site"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileRef:
     """A file a document names, and how its runner looks for it."""
 
@@ -74,7 +74,7 @@ CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]
 FileRefs = Callable[[JSON], Iterator[FileRef]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Kind:
     """One kind of eval file: how it is recognised, validated and cross-referenced."""
 

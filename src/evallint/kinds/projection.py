@@ -8,12 +8,12 @@ are dropped, at the top level and inside keyed items.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from evallint.model import JSON, Pointer
+from evallint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Policy:
     """What of a kind's document affects scores: the rest is dropped before comparing."""
 
@@ -72,7 +72,7 @@ def _drop(item: JSON, non_score: frozenset[str]) -> JSON:
     return {k: v for k, v in item.items() if k not in non_score}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """A score-affecting difference between two versions of a document."""
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from evallint.records import record
 
 Formatter = Callable[..., str]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Output:
     """A format's renderer, imported only when the format is asked for."""
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Literal
 
 from evallint.facts import Facts
 from evallint.model import JSON, Edit, Fix, Pointer, Span
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import Loaded, Problem, SourceMap
+from evallint.records import field, record
 
 Format = Literal["yaml", "json", "jsonl"]
 FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
@@ -27,7 +27,7 @@ _LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl}
 __all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "parse"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Document:
     """A file as parsed: its data, its text for positions, and what parsing found."""
 

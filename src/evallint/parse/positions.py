@@ -5,9 +5,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 
 from evallint.model import JSON, Pointer, Span
+from evallint.records import field, record
 
 # Every line break libyaml counts; JSON counts only LF.
 YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
@@ -56,7 +56,7 @@ class LineIndex:
         return stop - start + 1
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class SourceMap:
     """Spans by pointer, for values and for the keys that lead to them."""
 
@@ -83,7 +83,7 @@ class SourceMap:
         return Span(span.line, span.column, span.line, self.lines.line_end(span.line))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     """Something wrong with a file's text itself, found while reading it."""
 
@@ -92,7 +92,7 @@ class Problem:
     rule: str = "parse-error"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Loaded:
     """What a loader makes of a text: the data, whether it could be read at all, its problems,
     and (when asked for) where each value sits."""

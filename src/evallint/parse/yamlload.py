@@ -8,7 +8,6 @@ are seen with their positions, and timestamps stay strings (JSON Schema has no d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -20,6 +19,7 @@ from yaml.resolver import Resolver
 from evallint.model import JSON, Pointer, Span
 from evallint.parse.limits import MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_DEPTH, MAX_DIGITS
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
+from evallint.records import field, record
 
 Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVERS = Resolver.yaml_implicit_resolvers
@@ -36,7 +36,7 @@ class _Stop(Exception):
         self.message = message
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Frame:
     value: dict[str, JSON] | list[JSON]
     pointer: Pointer

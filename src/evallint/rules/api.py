@@ -8,7 +8,6 @@ import contextlib
 import datetime
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from evallint.config import Config
@@ -18,6 +17,7 @@ from evallint.model import JSON, Pointer
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
+from evallint.records import record, replace
 from evallint.validation.keys import ObjectKeys, closed_check, walk_keys
 from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
@@ -107,7 +107,7 @@ def _units(doc: Document, ctx: Context) -> list[Unit]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Context:
     """What a rule may know besides its document."""
 

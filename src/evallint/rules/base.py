@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from evallint.model import Finding, Pointer, Severity
+from evallint.records import field, record
 
 if TYPE_CHECKING:
     from evallint.kinds import Kind
@@ -29,7 +28,7 @@ _EXAMPLE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Example:
     """A file of a rule's documentation example, tested as the docs show it."""
 
@@ -42,7 +41,7 @@ class Example:
         return self.label == "Good"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     """A rule: its stable id, level, the kinds it reads, its docs and its check."""
 
@@ -88,9 +87,23 @@ class Rule:
 
 
 def _docs(doc: str | None) -> tuple[str, str]:
-    text = inspect.cleandoc(doc or "")
-    summary, _, rest = text.partition("\n")
+    summary, _, rest = cleandoc(doc or "").partition("\n")
     return summary.strip(), rest.strip("\n")
+
+
+def cleandoc(doc: str) -> str:
+    """`inspect.cleandoc`, without importing `inspect` (with `ast`, `dis` and `tokenize`) into
+    every run for the rule docs: the first line stripped, the others dedented by their common
+    indent, blank lines at either end dropped."""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()]
+    margin = min(indents, default=0)
+    lines = [lines[0].lstrip(), *(line[margin:] for line in lines[1:])]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def rule(

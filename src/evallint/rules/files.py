@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evallint.kinds import NAMING_FILES, abp
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
+from evallint.records import record
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 
@@ -75,7 +75,7 @@ def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lookup:
     """Where the runner would look for one file the eval names, and what is there."""
 

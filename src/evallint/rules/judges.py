@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evallint.kinds import ai_eval
 from evallint.model import Finding, Severity
+from evallint.records import record
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 
@@ -22,7 +22,7 @@ _BRACES = re.compile(r"\{\{|\}\}")
 _BODY = re.compile(r"[^{}]*+")  # a tag's text runs to the next brace
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Tag:
     """A Mustache tag: {{ name }}, {{{ name }}}, {{#name}}, {{/name}}, {{^name}}, {{& name}}."""
 

@@ -7,13 +7,13 @@ promises nothing, so any increase will do.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evallint.kinds import VERSIONED
 from evallint.kinds.projection import Change, Policy, changes, policy_for, project
 from evallint.model import Finding, Fix, Severity
 from evallint.project import Definition
+from evallint.records import record
 from evallint.refs import parse_version
 from evallint.rules.base import rule
 
@@ -53,7 +53,7 @@ def bump_name(old: semver.Version, new: semver.Version) -> str:
     return "patch" if new.patch != old.patch else "prerelease"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     """What the version rules say of a document against its base."""
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from evallint.model import JSON, Pointer
+from evallint.records import record
 from evallint.validation.raised import SchemaFailure
 from evallint.validation.schemas import (
     FEW,
@@ -30,7 +30,7 @@ from evallint.validation.schemas import (
 Schema = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectKeys:
     """An object holding keys its schema does not name."""
 
@@ -214,7 +214,7 @@ def _condition_keys(key: int, walker: _Walker, schema: Schema) -> tuple[str, ...
     return _KEYS[key]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Shape:
     """What a set of applicable schemas says about an object's keys, worked out once."""
 

@@ -11,12 +11,12 @@ import functools
 import importlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evallint.errors import EvallintError
 from evallint.model import JSON, Pointer
+from evallint.records import field, record
 from evallint.suggest import suggest
 from evallint.validation.codegen import module_name, stamp
 from evallint.validation.raised import SchemaFailure, SchemaFailures
@@ -114,7 +114,7 @@ def validator(name: str) -> Validator:
 FAST_FROM = 32  # documents of one schema before jsonschema-rs pays for its ~25 ms start
 
 
-@dataclass(slots=True, eq=False)  # one per run, shared by identity
+@record(frozen=False, eq=False)  # one per run, shared by identity
 class Engines:
     """When a run asks the fast engine (jsonschema-rs) first: only past the `fast_from`-th
     document of one schema, since a pre-commit run of a few files is faster without loading
@@ -161,7 +161,7 @@ def fast_compile(schema: dict[str, Any]) -> Callable[[JSON], bool] | None:
     return check
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaError:
     """One place a document breaks its JSON Schema."""
 
