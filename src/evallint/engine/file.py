@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from evallint.config import Config
+from evallint.digests import sha256_hex
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
 from evallint.io.source import Source
@@ -300,11 +301,9 @@ def place(
 
 def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     """What the finding is, not where: line numbers (also inside messages) are left out."""
-    import hashlib  # only findings need it
-
     words = re.sub(r"\d+", "#", message)
     key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
-    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
 
 
 @record(frozen=False)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evallint.about import __version__
 from evallint.config import Config
+from evallint.digests import sha1_hex, sha256_hex
 from evallint.io import git
 from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser, worth_fast
@@ -37,9 +38,7 @@ FORMAT = 4  # what a summary holds; a cache of another format is never read
 
 def blob_id(raw: bytes) -> str:
     """The git blob id of these bytes: the key of content git does not already know."""
-    import hashlib  # ~2 ms of a one-file run's start that reads no other file
-
-    return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
+    return sha1_hex(b"blob %d\0" % len(raw) + raw)
 
 
 class TreeCache:
@@ -62,8 +61,7 @@ class TreeCache:
 
     @cached_property
     def _file(self) -> Path | None:
-        """Named when first needed: a run whose tree is all its own files never opens it (nor
-        imports hashlib for the name)."""
+        """Named when first needed: a run whose tree is all its own files never opens it."""
         name = f"tree-{_digest(f'{__version__} {FORMAT} {self._stamp}')}.json"
         return self._folder / name if self._folder else None
 
@@ -140,9 +138,7 @@ def _loads(raw: bytes) -> JSON:
 
 
 def _digest(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return sha256_hex(text.encode())[:16]
 
 
 def open_cache(

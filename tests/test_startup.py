@@ -1,0 +1,54 @@
+"""What a one-file run (pre-commit's case) does not import, and the helpers that spare it."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evallint import digests
+from evallint.digests import sha1_hex, sha256_hex
+
+# Each costs a one-file run 1 to 10 ms and none is needed there: records are made without
+# `dataclasses` (and so without `inspect`, `ast`, `dis`), rule docs are cleaned without
+# `inspect`, fingerprints and the cache's name are hashed without OpenSSL's binding, and the
+# schema engine is imported only for a file that fails its schema.
+NOT_IMPORTED = ("dataclasses", "inspect", "ast", "dis", "hashlib", "_hashlib")
+
+
+def _imported(root: Path, path: str) -> list[str]:
+    code = (
+        "import sys; from evallint.cli.main import main; main(['check', '--exit-zero', "
+        f"{path!r}]); print(sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    return eval(out.stdout.splitlines()[-1])  # type: ignore[no-any-return]  # a list's repr
+
+
+def test_a_one_file_run_with_findings_imports_none_of_the_costly_modules(tmp_path: Path) -> None:
+    (tmp_path / "datasets").mkdir()
+    text = "id: d\nquestions:\n  - id: q1\n    input: x\n    rubric: rubric/missing@1.0.0\n"
+    (tmp_path / "datasets" / "d.yaml").write_text(text)
+    (tmp_path / "datasets" / "other.yaml").write_text("id: o\nquestions: []\n")  # the tree
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert _imported(tmp_path, "datasets/d.yaml") == []
+
+
+def test_a_clean_json_file_imports_none_of_them_either(tmp_path: Path) -> None:
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "d.json").write_text('{"id": "d", "questions": []}\n')
+    assert _imported(tmp_path, "datasets/d.json") == []
+
+
+@given(st.binary(max_size=300), st.booleans())
+def test_the_digests_are_hashlibs(data: bytes, past_small: bool) -> None:
+    """Below the threshold the builtin modules hash, past it hashlib: the same digests."""
+    digests._hashed = digests._SMALL if past_small else 0
+    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    assert sha1_hex(data) == hashlib.sha1(data).hexdigest()
