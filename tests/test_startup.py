@@ -52,3 +52,19 @@ def test_the_digests_are_hashlibs(data: bytes, past_small: bool) -> None:
     digests._hashed = digests._SMALL if past_small else 0
     assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
     assert sha1_hex(data) == hashlib.sha1(data).hexdigest()
+
+
+def test_a_subcommand_is_parsed_by_its_own_parser_alone() -> None:
+    """`evallint check ...` builds the check parser only, and reads argv as the whole one."""
+    import argparse
+
+    from evallint.cli.main import _SUBCOMMANDS, _command_of, build_parser
+
+    argv = ["check", "--diff", "main", "--format", "json", "-q", "a.yaml"]
+    assert _command_of(argv) == "check" and _command_of(["--version"]) is None
+    alone, whole = build_parser("check"), build_parser()
+    assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
+    subs = [a for a in alone._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(subs[0].choices) == ["check"]
+    subs = [a for a in whole._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(subs[0].choices) == list(_SUBCOMMANDS)

@@ -93,13 +93,22 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from evallint.kinds.eee import CHECKED
-    from evallint.output import FORMATTERS
-
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; `only`: that subcommand alone, which is all a run of it parses (each
+    subcommand's parser costs argparse's gettext look-ups, a few ms of a one-file run)."""
     parser = _Parser(prog="evallint", description="Lint LLM evaluation files.")
     parser.add_argument("--version", action="version", version=f"evallint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, add in _SUBCOMMANDS.items():
+        if only is None or name == only:
+            add(sub)
+    return parser
+
+
+def _add_check(sub: Any) -> None:
+    from evallint.kinds.eee import CHECKED
+    from evallint.output import FORMATTERS
+
     check = sub.add_parser("check", help="check eval files (default: the current directory)")
     check.add_argument("paths", nargs="*", metavar="PATH")
     check.add_argument(
@@ -174,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     fixes.add_argument(
         "--show-fixes", action="store_true", help="print the fixes as a unified diff; write nothing"
     )
+
+
+def _add_bump(sub: Any) -> None:
     bump = sub.add_parser("bump", help="raise versions the version rules ask to raise")
     bump.add_argument("paths", nargs="*", metavar="PATH")
     _add_base_options(bump)
@@ -184,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bump.add_argument("--config", metavar="FILE", help="read configuration from FILE")
     _add_today(bump)
+
+
+def _add_init(sub: Any) -> None:
     init = sub.add_parser("init", help="set up an editor for eval files")
     init.add_argument("editor", choices=["vscode"])
     init.add_argument(
@@ -192,21 +207,50 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where to export the schemas (relative to the project root)",
     )
+
+
+def _add_rules(sub: Any) -> None:
     rules = sub.add_parser("rules", help="list every rule with its documentation")
     rules.add_argument("--format", choices=["text", "markdown"], default="text")
+
+
+def _add_rule(sub: Any) -> None:
     one = sub.add_parser("rule", help="one rule's documentation: evallint rule key-typo")
     one.add_argument("id", metavar="ID")
     one.add_argument("--format", choices=["text", "markdown"], default="text")
+
+
+def _add_schema(sub: Any) -> None:
     schema = sub.add_parser("schema", help="print a bundled JSON Schema, or export them all")
     schema.add_argument("name", nargs="?", help="dataset, rubric, judge, config, ...")
     schema.add_argument("--export", metavar="DIR", help="write every schema into DIR")
+
+
+def _add_completion(sub: Any) -> None:
     done = sub.add_parser("completion", help="print a shell completion script")
     done.add_argument("shell", choices=["bash", "zsh", "fish"])
-    return parser
+
+
+# The subcommands, in the order `evallint --help` lists them.
+_SUBCOMMANDS: dict[str, Callable[[Any], None]] = {
+    "check": _add_check,
+    "bump": _add_bump,
+    "init": _add_init,
+    "rules": _add_rules,
+    "rule": _add_rule,
+    "schema": _add_schema,
+    "completion": _add_completion,
+}
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The subcommand argv starts with, when it names one: only its parser is built."""
+    args = sys.argv[1:] if argv is None else argv
+    return args[0] if args and args[0] in _SUBCOMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     try:
         args = _parse(parser, argv)
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
