@@ -8,6 +8,7 @@ its import has paid for itself.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 _SMALL = 256 * 1024
@@ -37,10 +38,10 @@ def _hash(name: str, data: bytes) -> Any:
 
 
 def _builtin(name: str) -> Any:
-    # Python 3.12 merged _sha256 into _sha2; a build may have neither.
-    for module in ("_sha2", f"_{name}") if name == "sha256" else (f"_{name}",):
-        try:
-            return getattr(__import__(module), name)
-        except (ImportError, AttributeError):
-            continue
-    return None
+    # Python 3.12 merged _sha256 into _sha2 (looking for a module that is not there costs a
+    # search of every path entry); a build may have neither.
+    merged = name == "sha256" and sys.version_info >= (3, 12)
+    try:
+        return getattr(__import__("_sha2" if merged else f"_{name}"), name)
+    except (ImportError, AttributeError):
+        return None
