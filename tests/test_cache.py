@@ -23,7 +23,6 @@ from evallint.model import JSON
 from test_git import RUBRIC, Repo
 
 Run = Callable[..., tuple[int, str, str]]
-SUMMARIES = "tree-" + "?" * 16 + ".json"  # the summaries file (beside it: the mentions file)
 WRONG_PIN = (
     "datasets/d0.yaml:4:17: error: 'rubric/r1@2.0.0' matches no version of rubric 'r1'; "
     "it has 1.0.0 [unknown-ref-version]"
@@ -129,7 +128,7 @@ def test_a_summary_is_used_only_for_the_bytes_it_was_made_from(r: Repo, listed: 
 
 def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
     first = _lint(r, ["datasets/d0.yaml"])[0]
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
     damages = (
         b"\x00not json",
         b'{"files": []}',
@@ -151,7 +150,7 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
     """Entries are keyed by content: one claiming r1 defines 2.0.0 holds only for bytes whose
     blob id it names, which the real r1 does not have."""
     _lint(r, ["datasets/d0.yaml"])
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = json.loads(cache.read_bytes())["files"]
     key = blob_id(_rubric("r1", "2.0.0").encode())
     files["rubrics/r1.yaml"] = [key, ["", "rubric", "r1", "2.0.0", "'2.0.0'", {}]]
@@ -162,7 +161,7 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
 def test_a_committed_cache_is_never_read(r: Repo, run: Run) -> None:
     """A pull request can commit `.evallint_cache/`; its summaries would hide what it breaks."""
     _lint(r, ["datasets/d0.yaml"])
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = json.loads(cache.read_bytes())["files"]
     files["rubrics/r1.yaml"][1] = ["", "rubric", "r1", "2.0.0", "'2.0.0'"]  # a lie
     cache.write_text(json.dumps({"files": files}))
@@ -203,7 +202,7 @@ def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
         assert [p.returncode for p in procs] == [1] * 4, outs
         found = [json.loads(out)["diagnostics"] for out, _ in outs]
         assert all(f == found[0] for f in found) and len(found[0]) == 1
-        (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+        (cache,) = (r.root / FOLDER).glob("tree-*.json")
         assert len(json.loads(cache.read_bytes())["files"]) == 19
     assert [p.name for p in (r.root / FOLDER).iterdir() if p.name.startswith(".tmp")] == []
 
@@ -252,7 +251,7 @@ def test_an_untracked_file_is_hashed_and_its_summary_reused(r: Repo) -> None:
     summarized again, and the cache is not written again for it."""
     r.write({"datasets/new.yaml": _dataset("rubric/r3@1.0.0")})
     _lint(r, ["datasets/d5.yaml"])
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
     before = cache.stat().st_mtime_ns
     shown, reads = _lint(r, ["datasets/d5.yaml"])
     assert shown == [] and "datasets/new.yaml" in reads
@@ -332,7 +331,7 @@ def test_summaries_made_by_two_processes_are_those_one_makes(
     """A cold cache in a large tree is filled by forked processes, each a share of the files:
     the findings and the cache they leave are those of one process."""
     one = _lint(r, ["datasets/d0.yaml"])[0]
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
     alone = cache.read_bytes()
     cache.unlink()
     monkeypatch.setattr(index, "SPLIT_FROM", 2)
@@ -366,33 +365,3 @@ def test_a_whole_run_neither_loads_the_cache_nor_asks_git_for_keys(
     store, _ = open_cache(r.root, True, Config(), tree, enabled=True)
     report = lint(tree, FsSource(r.root), Config(), tree=tree, store=store)
     assert [d.rule for d in report.diagnostics] == ["unknown-ref-version"]
-
-
-def test_a_run_over_datasets_never_reads_what_files_mention(r: Repo) -> None:
-    """Mentions matter only to a run whose own files define ids: a dataset's run leaves the
-    mentions file unread (damaged here: the run is the same, and the file is not rewritten)."""
-    first = _lint(r, ["datasets/d0.yaml"])[0]
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
-    mentions = cache.with_suffix(".mentions.json")
-    assert "rubric/r2@1.0.0" in mentions.read_text() and "rubric/r2@" not in cache.read_text()
-    mentions.write_bytes(b"\x00damaged")
-    again, reads = _lint(r, ["datasets/d0.yaml"])
-    assert again == first and reads == ["datasets/d0.yaml"]
-    assert mentions.read_bytes() == b"\x00damaged"
-
-
-def test_a_run_over_a_rubric_finds_who_names_it_in_the_mentions_file(r: Repo) -> None:
-    """r1's own run: the dataset its new version breaks is known from the mentions file; with
-    that file damaged, the datasets are read and summarized again, to the same findings."""
-    _lint(r, ["rubrics/r1.yaml"])
-    r.write({"rubrics/r1.yaml": _rubric("r1", "3.0.0")})  # d0 pins 2.0.0, d1 pins 1.0.0
-    expected = [f"datasets/d{i}.yaml:4:17: unknown-ref-version" for i in (0, 1)]
-    warm, reads = _lint(r, ["rubrics/r1.yaml"])
-    assert warm == expected
-    assert sorted(reads) == ["datasets/d0.yaml", "datasets/d1.yaml", "rubrics/r1.yaml"]
-    (cache,) = (r.root / FOLDER).glob(SUMMARIES)
-    mentions = cache.with_suffix(".mentions.json")
-    mentions.write_bytes(b"\x00damaged")
-    rebuilt, reads = _lint(r, ["rubrics/r1.yaml"])
-    assert rebuilt == expected and len(reads) > 10  # every dataset summarized again
-    assert "rubric/r1@1.0.0" in json.loads(mentions.read_bytes())["files"]["datasets/d1.yaml"][1]

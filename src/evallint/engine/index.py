@@ -20,7 +20,6 @@ from typing import Protocol
 
 from evallint.config import Config
 from evallint.engine.parallel import count_for, split_map
-from evallint.io.cache import MENTIONS
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
@@ -47,9 +46,6 @@ class Store(Protocol):
     def known(self) -> Mapping[str, str]: ...  # path -> content key, for files known unread
 
     def kept(self) -> Mapping[str, JSON]: ...  # path -> [content key, summary as JSON]
-
-    # path -> [content key, the text it mentions], for the summaries `kept` gives as MENTIONS
-    def texts(self) -> Mapping[str, JSON]: ...
 
     def put(self, path: str, key: str, summary: JSON) -> None: ...
 
@@ -148,8 +144,6 @@ def build(
     # A whole run has no rest: it neither loads the cache nor asks git for content keys.
     known: Mapping[str, str] = store.known() if store is not None and rest else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None and rest else {}
-    # What files mention matters only to a run whose own files define ids: else not loaded.
-    texts = store.texts() if store is not None and rest and defined else None
     may_name = _may_name(named)
     unknown: list[tuple[str, str | None]] = []  # (path, key) of files to summarize now
     summarized: list[tuple[str, Summary]] = []  # from the cache
@@ -159,12 +153,8 @@ def build(
             continue  # never read a file a symlink takes out of the project
         others.append(path)
         cached = _cached(kept.get(path), key)
-        if cached == MENTIONS and not isinstance(cached, bool):
-            # Most files: they define nothing, and their summary is the text they mention.
-            if texts is None:
-                continue
-            cached = _cached(texts.get(path), key)
         if isinstance(cached, str):
+            # Most files: they define nothing, and their summary is the text they mention.
             refs = _refs_to(cached, named) if may_name(cached) else None
             if refs:
                 mentioning.append((path, refs))
@@ -174,7 +164,7 @@ def build(
             unknown.append((path, key))
         else:
             summarized.append((path, summary))
-    fresh = _summaries(unknown, source, config, store, jobs, texts)
+    fresh = _summaries(unknown, source, config, store, jobs)
     for path, summary in chain(summarized, fresh):
         if summary.kind is not None and not summary.ident:
             broken.append((summary.kind, path))
@@ -247,16 +237,6 @@ def _later(path: str, summary: Summary, load: Callable[[str, Kind], Entry]) -> L
     )
 
 
-def _kept_summary(
-    cached: JSON, path: str, key: str, texts: Mapping[str, JSON] | None
-) -> Summary | None:
-    """The summary the cache holds for this content, None when it holds none. A file that
-    defines nothing stands for its mentions, which a run that does not read them never uses."""
-    if cached == MENTIONS and not isinstance(cached, bool):
-        cached = "" if texts is None else _cached(texts.get(path), key)
-    return Summary.from_json(cached)
-
-
 def _cached(entry: JSON, key: str | None) -> JSON:
     """The summary an earlier run kept, when it was made from this content; else None."""
     if key is not None and isinstance(entry, list) and len(entry) == 2 and entry[0] == key:
@@ -273,17 +253,14 @@ def _summaries(
     config: Config,
     store: Store | None,
     jobs: int | None,
-    texts: Mapping[str, JSON] | None,
 ) -> list[tuple[str, Summary]]:
     """The summaries of files none is kept for, made from their bytes (and kept for the next
-    run). Many (a cold cache in a large tree) are made by forked processes, each a share.
-    `texts`: what files mention, None when the run does not read it."""
+    run). Many (a cold cache in a large tree) are made by forked processes, each a share."""
     if not unknown:
         return []
     kept = store.kept() if store is not None else None
     count = count_for(len(unknown), jobs) if len(unknown) >= SPLIT_FROM else 1
-    make = partial(_summary, source=source, config=config, kept=kept, texts=texts)
-    made = split_map(make, unknown, count)
+    made = split_map(partial(_summary, source=source, config=config, kept=kept), unknown, count)
     out = []
     for (path, _), (summary, key) in zip(unknown, made, strict=True):
         if store is not None and key is not None:
@@ -298,11 +275,9 @@ def _summary(
     source: Source,
     config: Config,
     kept: Mapping[str, JSON] | None,
-    texts: Mapping[str, JSON] | None,
 ) -> tuple[Summary, str | None]:
     """A file's summary, and the content key to keep it under (None: not to be kept).
-    `kept`: what the cache holds, None without one; `texts`: what it holds of the text files
-    mention, None when the run does not read it."""
+    `kept`: what the cache holds, None without one."""
     path, key = item
     raw = _bytes(path, source, config)
     if raw is None:
@@ -318,7 +293,7 @@ def _summary(
         from evallint.io.cache import blob_id
 
         key = blob_id(raw)
-        found = _kept_summary(_cached(kept.get(path), key), path, key, texts)
+        found = Summary.from_json(_cached(kept.get(path), key))
         if found is not None:
             return found, None
     return _summarize(path, raw, source, config), key

@@ -7,10 +7,7 @@ an entry is used only for the very bytes it describes: git knows the blob id of 
 tracked file without reading it; other files are read and hashed the same way.
 
 The store is `.evallint_cache/` at the project root (a `.gitignore` inside keeps it out of git),
-two JSON files per evallint version and per setting that can change a summary: the summaries,
-where a file that defines nothing (most of a tree) has only its key and `MENTIONS`, and the
-texts those files mention, which only a run whose own files define ids reads (a run over
-datasets loads a fiftieth of the cache). It is written
+one JSON file per evallint version and per setting that can change a summary. It is written
 whole to a temporary file and renamed into place, so two runs at once each see a complete file;
 the last one wins, and either is right. A file that does not load is ignored and rebuilt.
 
@@ -36,8 +33,7 @@ from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser, worth_fast
 
 FOLDER = ".evallint_cache"
-FORMAT = 5  # what a summary holds; a cache of another format is never read
-MENTIONS = 0  # a summary that is the text the file mentions, kept in the mentions file
+FORMAT = 4  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:
@@ -60,8 +56,6 @@ class TreeCache:
         self._folder, self._stamp = folder, stamp
         self._known: dict[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None
-        self._texts: dict[str, list[JSON]] | None = None
-        self._new_texts: dict[str, list[JSON]] = {}
         self._used: set[str] = set()
         self._dirty = False
 
@@ -87,20 +81,8 @@ class TreeCache:
         """path -> [content key, summary], as earlier runs left them (check the key)."""
         return self._load()
 
-    def texts(self) -> Mapping[str, JSON]:
-        """path -> [content key, the text it mentions], for the summaries `kept` gives as
-        `MENTIONS` (check the key: the two files are written by the same runs, but each entry
-        says which content it describes)."""
-        if self._texts is None:
-            self._texts = self._read(".mentions")
-        return self._texts
-
     def put(self, path: str, key: str, summary: JSON) -> None:
-        if isinstance(summary, str):
-            self._load()[path] = [key, MENTIONS]
-            self._new_texts[path] = [key, summary]
-        else:
-            self._load()[path] = [key, summary]
+        self._load()[path] = [key, summary]
         self._dirty = True
 
     def keep(self, paths: Iterable[str]) -> None:
@@ -116,44 +98,35 @@ class TreeCache:
         drop out); a folder that cannot be written leaves the run uncached, never failing it."""
         if not self._dirty or self._entries is None or self._file is None or self._folder is None:
             return
+        kept = {p: e for p, e in self._entries.items() if p in self._used}
+        data = json.dumps({"files": kept}, separators=(",", ":"))
         with contextlib.suppress(OSError):
             self._folder.mkdir(parents=True, exist_ok=True)
             ignore = self._folder / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Made by evallint: the cache is never committed.\n*\n")
-            if self._new_texts:  # (a run that made none leaves the mentions file as it is)
-                texts = {**self.texts(), **self._new_texts}
-                self._write(".mentions", {p: e for p, e in texts.items() if p in self._used})
-            self._write("", {p: e for p, e in self._entries.items() if p in self._used})
+            import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
 
-    def _write(self, part: str, files: dict[str, list[JSON]]) -> None:
-        assert self._folder is not None and self._file is not None
-        data = json.dumps({"files": files}, separators=(",", ":"))
-        import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
-
-        fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(data)
-            os.replace(tmp, self._file.with_suffix(f"{part}.json"))
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(data)
+                os.replace(tmp, self._file)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def _load(self) -> dict[str, list[JSON]]:
         if self._entries is None:
-            self._entries = self._read("")
+            self._entries = {}
+            if self._file is not None:
+                # A damaged file (even nested past the recursion limit) is no cache at all.
+                with contextlib.suppress(OSError, ValueError, RecursionError):
+                    loaded = _loads(self._file.read_bytes())
+                    files = loaded.get("files") if isinstance(loaded, dict) else None
+                    if isinstance(files, dict):
+                        self._entries = files
         return self._entries
-
-    def _read(self, part: str) -> dict[str, list[JSON]]:
-        if self._file is not None:
-            # A damaged file (even nested past the recursion limit) is no cache at all.
-            with contextlib.suppress(OSError, ValueError, RecursionError):
-                loaded = _loads(self._file.with_suffix(f"{part}.json").read_bytes())
-                files = loaded.get("files") if isinstance(loaded, dict) else None
-                if isinstance(files, dict):
-                    return files
-        return {}
 
 
 def _loads(raw: bytes) -> JSON:
