@@ -63,6 +63,18 @@ class Counting(FsSource):
         return super().read(path)
 
 
+def _files(cache: Path) -> dict[str, JSON]:
+    """The summaries: the first of the cache file's two lines."""
+    files: dict[str, JSON] = json.loads(cache.read_bytes().split(b"\n")[0])["files"]
+    return files
+
+
+def _put_files(cache: Path, files: dict[str, JSON]) -> None:
+    """Write the summaries, keeping the texts line after them."""
+    texts = cache.read_bytes().split(b"\n", 1)[1]
+    cache.write_bytes(json.dumps({"files": files}).encode() + b"\n" + texts)
+
+
 def _lint(r: Repo, paths: list[str], *, listed: bool = True) -> tuple[list[str], list[str]]:
     """(the diagnostics as text, the files read) of a run over `paths` as pre-commit passes
     them, with the cache on disk; `listed`: the clean files' keys come with the tree's listing,
@@ -138,11 +150,11 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
     for damage in damages:
         cache.write_bytes(damage)
         assert _lint(r, ["datasets/d0.yaml"])[0] == first
-        assert "rubrics/r1.yaml" in json.loads(cache.read_bytes())["files"]
+        assert "rubrics/r1.yaml" in _files(cache)
     # An entry of the right key but the wrong shape is a miss, not a crash.
-    files = json.loads(cache.read_bytes())["files"]
+    files = _files(cache)
     files["rubrics/r1.yaml"][1] = ["rubric/r1", "no-such-kind", 3, None, None, None]
-    cache.write_text(json.dumps({"files": files}))
+    _put_files(cache, files)
     assert _lint(r, ["datasets/d0.yaml"])[0] == first
 
 
@@ -151,10 +163,10 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
     blob id it names, which the real r1 does not have."""
     _lint(r, ["datasets/d0.yaml"])
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
-    files = json.loads(cache.read_bytes())["files"]
+    files = _files(cache)
     key = blob_id(_rubric("r1", "2.0.0").encode())
     files["rubrics/r1.yaml"] = [key, ["", "rubric", "r1", "2.0.0", "'2.0.0'", {}]]
-    cache.write_text(json.dumps({"files": files}))
+    _put_files(cache, files)
     assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
 
 
@@ -162,9 +174,9 @@ def test_a_committed_cache_is_never_read(r: Repo, run: Run) -> None:
     """A pull request can commit `.evallint_cache/`; its summaries would hide what it breaks."""
     _lint(r, ["datasets/d0.yaml"])
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
-    files = json.loads(cache.read_bytes())["files"]
+    files = _files(cache)
     files["rubrics/r1.yaml"][1] = ["", "rubric", "r1", "2.0.0", "'2.0.0'"]  # a lie
-    cache.write_text(json.dumps({"files": files}))
+    _put_files(cache, files)
     r.git("add", "-f", FOLDER)
     r.git("commit", "-qm", "plant a cache")
     code, out, _ = run("check", "datasets/d0.yaml", cwd=r.root)
@@ -203,7 +215,7 @@ def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
         found = [json.loads(out)["diagnostics"] for out, _ in outs]
         assert all(f == found[0] for f in found) and len(found[0]) == 1
         (cache,) = (r.root / FOLDER).glob("tree-*.json")
-        assert len(json.loads(cache.read_bytes())["files"]) == 19
+        assert len(_files(cache)) == 19
     assert [p.name for p in (r.root / FOLDER).iterdir() if p.name.startswith(".tmp")] == []
 
 
@@ -365,3 +377,38 @@ def test_a_whole_run_neither_loads_the_cache_nor_asks_git_for_keys(
     store, _ = open_cache(r.root, True, Config(), tree, enabled=True)
     report = lint(tree, FsSource(r.root), Config(), tree=tree, store=store)
     assert [d.rule for d in report.diagnostics] == ["unknown-ref-version"]
+
+
+def test_a_run_over_datasets_never_parses_what_files_mention(r: Repo) -> None:
+    """What files that define nothing mention matters only to a run whose own files define
+    ids: a dataset's run never parses that line (damaged here: the run is the same, and the
+    file is not written again)."""
+    first = _lint(r, ["datasets/d0.yaml"])[0]
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    files, texts = cache.read_bytes().split(b"\n")
+    assert b"rubric/r2@1.0.0" in texts and b"rubric/r2@" not in files
+    assert _files(cache)["datasets/d2.yaml"][1] == json.loads(texts).index("rubric/r2@1.0.0")
+    cache.write_bytes(files + b"\n\x00damaged")
+    again, reads = _lint(r, ["datasets/d0.yaml"])
+    assert again == first and reads == ["datasets/d0.yaml"]
+    assert cache.read_bytes() == files + b"\n\x00damaged"
+
+
+@pytest.mark.parametrize("texts", [b"\x00damaged", b"[1, 2]", b"[]", b""])
+def test_a_rubrics_run_finds_who_names_it_and_survives_a_damaged_texts_line(
+    r: Repo, texts: bytes
+) -> None:
+    """r1's own run: the datasets its new version breaks are known from what they mention;
+    with that line damaged, the datasets are read and summarized again, to the same findings."""
+    _lint(r, ["rubrics/r1.yaml"])
+    r.write({"rubrics/r1.yaml": _rubric("r1", "3.0.0")})  # d0 pins 2.0.0, d1 pins 1.0.0
+    expected = [f"datasets/d{i}.yaml:4:17: unknown-ref-version" for i in (0, 1)]
+    warm, reads = _lint(r, ["rubrics/r1.yaml"])
+    assert warm == expected
+    assert sorted(reads) == ["datasets/d0.yaml", "datasets/d1.yaml", "rubrics/r1.yaml"]
+    (cache,) = (r.root / FOLDER).glob("tree-*.json")
+    cache.write_bytes(cache.read_bytes().split(b"\n")[0] + b"\n" + texts)
+    rebuilt, reads = _lint(r, ["rubrics/r1.yaml"])
+    assert rebuilt == expected and len(reads) > 10  # every dataset summarized again
+    again, reads = _lint(r, ["rubrics/r1.yaml"])
+    assert again == expected and len(reads) == 3  # and kept again

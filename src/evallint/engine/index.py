@@ -20,6 +20,7 @@ from typing import Protocol
 
 from evallint.config import Config
 from evallint.engine.parallel import count_for, split_map
+from evallint.io.cache import is_place
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
@@ -46,6 +47,8 @@ class Store(Protocol):
     def known(self) -> Mapping[str, str]: ...  # path -> content key, for files known unread
 
     def kept(self) -> Mapping[str, JSON]: ...  # path -> [content key, summary as JSON]
+
+    def texts(self) -> Sequence[JSON]: ...  # what summaries that are a place (an int) stand for
 
     def put(self, path: str, key: str, summary: JSON) -> None: ...
 
@@ -144,6 +147,8 @@ def build(
     # A whole run has no rest: it neither loads the cache nor asks git for content keys.
     known: Mapping[str, str] = store.known() if store is not None and rest else {}
     kept: Mapping[str, JSON] = store.kept() if store is not None and rest else {}
+    # What files that define nothing mention matters only to a run whose files define ids.
+    texts = store.texts() if store is not None and rest and defined else None
     may_name = _may_name(named)
     unknown: list[tuple[str, str | None]] = []  # (path, key) of files to summarize now
     summarized: list[tuple[str, Summary]] = []  # from the cache
@@ -153,8 +158,12 @@ def build(
             continue  # never read a file a symlink takes out of the project
         others.append(path)
         cached = _cached(kept.get(path), key)
-        if isinstance(cached, str):
+        if type(cached) is int:  # `is_place`, inline: this loop runs once per tree file
             # Most files: they define nothing, and their summary is the text they mention.
+            if texts is None:
+                continue
+            cached = texts[cached] if 0 <= cached < len(texts) else None
+        if isinstance(cached, str):
             refs = _refs_to(cached, named) if may_name(cached) else None
             if refs:
                 mentioning.append((path, refs))
@@ -164,7 +173,7 @@ def build(
             unknown.append((path, key))
         else:
             summarized.append((path, summary))
-    fresh = _summaries(unknown, source, config, store, jobs)
+    fresh = _summaries(unknown, source, config, store, jobs, texts)
     for path, summary in chain(summarized, fresh):
         if summary.kind is not None and not summary.ident:
             broken.append((summary.kind, path))
@@ -237,6 +246,16 @@ def _later(path: str, summary: Summary, load: Callable[[str, Kind], Entry]) -> L
     )
 
 
+def _kept_summary(cached: JSON, texts: Sequence[JSON] | None) -> Summary | None:
+    """The summary the cache holds, None for none. A file that defines nothing stands for the
+    text it mentions, which a run that does not read the texts never uses."""
+    if is_place(cached):
+        if texts is None:
+            return Summary()
+        cached = texts[cached] if 0 <= cached < len(texts) else None
+    return Summary.from_json(cached)
+
+
 def _cached(entry: JSON, key: str | None) -> JSON:
     """The summary an earlier run kept, when it was made from this content; else None."""
     if key is not None and isinstance(entry, list) and len(entry) == 2 and entry[0] == key:
@@ -253,14 +272,17 @@ def _summaries(
     config: Config,
     store: Store | None,
     jobs: int | None,
+    texts: Sequence[JSON] | None,
 ) -> list[tuple[str, Summary]]:
     """The summaries of files none is kept for, made from their bytes (and kept for the next
-    run). Many (a cold cache in a large tree) are made by forked processes, each a share."""
+    run). Many (a cold cache in a large tree) are made by forked processes, each a share.
+    `texts`: what files that define nothing mention, None when the run does not read it."""
     if not unknown:
         return []
     kept = store.kept() if store is not None else None
     count = count_for(len(unknown), jobs) if len(unknown) >= SPLIT_FROM else 1
-    made = split_map(partial(_summary, source=source, config=config, kept=kept), unknown, count)
+    make = partial(_summary, source=source, config=config, kept=kept, texts=texts)
+    made = split_map(make, unknown, count)
     out = []
     for (path, _), (summary, key) in zip(unknown, made, strict=True):
         if store is not None and key is not None:
@@ -275,9 +297,11 @@ def _summary(
     source: Source,
     config: Config,
     kept: Mapping[str, JSON] | None,
+    texts: Sequence[JSON] | None = None,
 ) -> tuple[Summary, str | None]:
     """A file's summary, and the content key to keep it under (None: not to be kept).
-    `kept`: what the cache holds, None without one."""
+    `kept`: what the cache holds, None without one; `texts`: what files that define nothing
+    mention, None when the run does not read it."""
     path, key = item
     raw = _bytes(path, source, config)
     if raw is None:
@@ -293,7 +317,7 @@ def _summary(
         from evallint.io.cache import blob_id
 
         key = blob_id(raw)
-        found = Summary.from_json(_cached(kept.get(path), key))
+        found = _kept_summary(_cached(kept.get(path), key), texts)
         if found is not None:
             return found, None
     return _summarize(path, raw, source, config), key

@@ -7,9 +7,14 @@ an entry is used only for the very bytes it describes: git knows the blob id of 
 tracked file without reading it; other files are read and hashed the same way.
 
 The store is `.evallint_cache/` at the project root (a `.gitignore` inside keeps it out of git),
-one JSON file per evallint version and per setting that can change a summary. It is written
-whole to a temporary file and renamed into place, so two runs at once each see a complete file;
-the last one wins, and either is right. A file that does not load is ignored and rebuilt.
+one file per evallint version and per setting that can change a summary. It holds two JSON
+documents, a line each: the summaries by path, where a file that defines nothing (most of a
+tree) has the place of its text in the second, the list of texts those files mention. Only a
+run whose own files define ids needs that list, and only it parses it: a run over datasets
+parses a third of the file, and a rubric's run the same bytes as one document would be. It is
+written whole to a temporary file and renamed into place, so two runs at once each see a
+complete file, both documents of one run; the last one wins, and either is right. A file that
+does not load is ignored and rebuilt.
 
 A cache that a change could plant is never read: not when the tree lists a file under it (a
 pull request that commits one), and not when it is a symlink.
@@ -33,7 +38,7 @@ from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser, worth_fast
 
 FOLDER = ".evallint_cache"
-FORMAT = 4  # what a summary holds; a cache of another format is never read
+FORMAT = 6  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:
@@ -56,6 +61,8 @@ class TreeCache:
         self._folder, self._stamp = folder, stamp
         self._known: dict[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None
+        self._texts_raw = b""  # the second document, parsed when a run first asks for it
+        self._texts: list[JSON] | None = None
         self._used: set[str] = set()
         self._dirty = False
 
@@ -78,8 +85,23 @@ class TreeCache:
         return self._known
 
     def kept(self) -> Mapping[str, JSON]:
-        """path -> [content key, summary], as earlier runs left them (check the key)."""
+        """path -> [content key, summary], as earlier runs left them (check the key). The
+        summary of a file that defines nothing is the text it mentions, or the place of that
+        text in `texts()`."""
         return self._load()
+
+    def texts(self) -> Sequence[JSON]:
+        """The texts files that define nothing mention, where `kept` places them; empty when
+        the file holds none that are well formed (each place is then a miss)."""
+        if self._texts is None:
+            self._load()
+            self._texts = []
+            with contextlib.suppress(ValueError, RecursionError):
+                texts = _loads(self._texts_raw) if self._texts_raw else None
+                if isinstance(texts, list) and all(isinstance(t, str) for t in texts):
+                    self._texts = texts
+            self._texts_raw = b""
+        return self._texts
 
     def put(self, path: str, key: str, summary: JSON) -> None:
         self._load()[path] = [key, summary]
@@ -98,8 +120,7 @@ class TreeCache:
         drop out); a folder that cannot be written leaves the run uncached, never failing it."""
         if not self._dirty or self._entries is None or self._file is None or self._folder is None:
             return
-        kept = {p: e for p, e in self._entries.items() if p in self._used}
-        data = json.dumps({"files": kept}, separators=(",", ":"))
+        data = self._documents()
         with contextlib.suppress(OSError):
             self._folder.mkdir(parents=True, exist_ok=True)
             ignore = self._folder / ".gitignore"
@@ -116,17 +137,48 @@ class TreeCache:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
 
+    def _documents(self) -> str:
+        """The file's two lines: the summaries of the paths this run asked about, each text a
+        file mentions moved to the list and replaced by its place there."""
+        assert self._entries is not None
+        texts, old, kept = [], self.texts(), {}
+        for path, (key, summary) in self._entries.items():
+            if path not in self._used:
+                continue
+            if is_place(summary):
+                if not 0 <= summary < len(old):
+                    continue  # its text is lost (a damaged list): summarized again next time
+                summary = old[summary]
+            if isinstance(summary, str):
+                texts.append(summary)
+                summary = len(texts) - 1
+            kept[path] = [key, summary]
+        separators = (",", ":")
+        return (
+            json.dumps({"files": kept}, separators=separators)
+            + "\n"
+            + json.dumps(texts, separators=separators)
+        )
+
     def _load(self) -> dict[str, list[JSON]]:
         if self._entries is None:
             self._entries = {}
             if self._file is not None:
                 # A damaged file (even nested past the recursion limit) is no cache at all.
                 with contextlib.suppress(OSError, ValueError, RecursionError):
-                    loaded = _loads(self._file.read_bytes())
+                    raw = self._file.read_bytes()
+                    end = raw.find(b"\n")
+                    loaded = _loads(raw[:end] if end != -1 else raw)
                     files = loaded.get("files") if isinstance(loaded, dict) else None
                     if isinstance(files, dict):
                         self._entries = files
+                        self._texts_raw = raw[end + 1 :] if end != -1 else b""
         return self._entries
+
+
+def is_place(summary: JSON) -> bool:
+    """Whether a kept summary is the place of a text in the list (a bool is no place)."""
+    return type(summary) is int
 
 
 def _loads(raw: bytes) -> JSON:
