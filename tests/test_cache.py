@@ -145,6 +145,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(r: Repo) -> None:
         b"\x00not json",
         b'{"files": []}',
         b'{"files": {"rubrics/r1.yaml": 7}}',
+        b'{"files": {"gone.yaml": 7, "rubrics/r2.yaml": [1, 2, 3]}}\n["a", 2]',
         b"[" * 100_000,  # nested past the recursion limit
     )
     for damage in damages:

@@ -142,9 +142,10 @@ class TreeCache:
         file mentions moved to the list and replaced by its place there."""
         assert self._entries is not None
         texts, old, kept = [], self.texts(), {}
-        for path, (key, summary) in self._entries.items():
-            if path not in self._used:
-                continue
+        for path, entry in self._entries.items():
+            if path not in self._used or not (isinstance(entry, list) and len(entry) == 2):
+                continue  # not asked about, or damaged: dropped
+            key, summary = entry
             if is_place(summary):
                 if not 0 <= summary < len(old):
                     continue  # its text is lost (a damaged list): summarized again next time
