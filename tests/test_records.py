@@ -108,3 +108,21 @@ def test_mutable_records_and_post_init() -> None:
         hash(t)  # mutable and compared by value: unhashable, as a dataclass
     s = Shared("x")
     assert s != Shared("x") and {s: 1}[s] == 1  # eq=False: identity
+
+
+def test_methods_the_class_writes_are_kept() -> None:
+    @record
+    class Named:
+        name: str
+
+        def __repr__(self) -> str:
+            return f"<{self.name}>"
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Named) and other.name.lower() == self.name.lower()
+
+        def __hash__(self) -> int:
+            return hash(self.name.lower())
+
+    assert repr(Named("a")) == "<a>" and Named("a") == Named("A")
+    assert hash(Named("a")) == hash(Named("A"))

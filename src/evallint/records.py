@@ -97,7 +97,9 @@ def _make(cls: type[_T], *, frozen: bool, eq: bool) -> type[_T]:
     body["__slots__"] = tuple(n for n in own if n not in inherited)
     body[_FIELDS] = specs
     body["__match_args__"] = tuple(n for n, s in specs.items() if s.init)
-    body["__init__"] = _init(cls.__qualname__, specs, frozen, hasattr(cls, "__post_init__"))
+    # As dataclasses do, a method the class writes itself is kept.
+    if "__init__" not in body:
+        body["__init__"] = _init(cls.__qualname__, specs, frozen, hasattr(cls, "__post_init__"))
     body.setdefault("__repr__", _repr)
     if frozen:
         body.update(
@@ -109,8 +111,9 @@ def _make(cls: type[_T], *, frozen: bool, eq: bool) -> type[_T]:
     if eq:
         compared = tuple(n for n, s in specs.items() if s.compare)
         body["_record_key"] = staticmethod(_key_getter(compared))
-        body["__eq__"] = _eq
-        body["__hash__"] = _hash if frozen else None
+        if "__eq__" not in body:
+            body["__eq__"] = _eq
+            body["__hash__"] = _hash if frozen else None
     made: type[_T] = type(cls.__name__, cls.__bases__, body)
     made.__qualname__ = cls.__qualname__
     return made
