@@ -71,9 +71,14 @@ def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], dict[st
     return None if found is None else (found.files, found.blobs)
 
 
-# -t tags each path: "R" deleted from the working tree (--cached lists it too), "C" modified,
-# "?" untracked; --stage gives the cached entries' blob ids.
-_LISTING = ("ls-files", "-z", "-t", "--stage", "--cached", "--others", "--deleted", "--modified")
+# -t tags each path ("?" untracked); --stage gives the cached entries' blob ids.
+_LISTING = ("ls-files", "-z", "-t", "--stage", "--cached", "--others", "--exclude-standard")
+# What the working tree changed: "D" deleted, any other status modified. ls-files' --modified
+# and --deleted would ask the same, one stat at a time; diff-files stats in threads (a third
+# of the time at 100,000 files), and runs beside the listing. It does not refresh the index,
+# so a file whose stat data alone changed is listed as modified: read and hashed, never
+# trusted by its blob id.
+_CHANGED = ("diff-files", "-z", "--name-status")
 
 
 class Listing:
@@ -81,24 +86,38 @@ class Listing:
     process does other work (a --diff run imports GitPython and finds its base meanwhile)."""
 
     def __init__(self, root: Path, pathspecs: Sequence[str]) -> None:
-        self._args = (*_LISTING, "--exclude-standard", "--", *pathspecs)
+        self._args = (*_LISTING, "--", *pathspecs)
+        self._changed_args = (*_CHANGED, "--", *pathspecs)
         self._proc = _start(root, self._args)
+        self._changed = _start(root, self._changed_args) if self._proc is not None else None
         self._found: Listed | None = None
 
     def result(self) -> Listed | None:
         """What git listed; None outside git."""
         if self._found is None and self._proc is not None:
             tagged = _lines(self._proc, self._args)
-            self._proc = None
-            self._found = _tagged(tagged) if tagged is not None else None
+            changed = _lines(self._changed, self._changed_args) if tagged is not None else None
+            self._proc = self._changed = None
+            if tagged is not None:
+                self._found = _tagged([*tagged, *_as_tagged(changed or [])])
         return self._found
 
     def close(self) -> None:
         """Ends git's listing if nobody read it (a run that failed first)."""
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.communicate()
-            self._proc = None
+        for proc in (self._proc, self._changed):
+            if proc is not None:
+                proc.kill()
+                proc.communicate()
+        self._proc = self._changed = None
+
+
+def _as_tagged(statuses: list[str]) -> list[str]:
+    """diff-files' "status NUL path" pairs as the lines `ls-files -t --deleted --modified`
+    would add: "R" for a file deleted from the working tree, "C" for one changed in it."""
+    return [
+        ("R \t" if status == "D" else "C \t") + path
+        for status, path in zip(statuses[::2], statuses[1::2], strict=True)
+    ]
 
 
 def clean_blobs(root: Path) -> dict[str, str] | None:
