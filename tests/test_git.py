@@ -8,11 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evallint.baseline import load_baseline
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import GitRepo, Listing, clean_blobs, deleted_files, tree_files
+from evallint.io.git import GitRepo, Listing, _tagged, clean_blobs, deleted_files, tree_files
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -504,3 +506,52 @@ def test_one_listing_call_gives_the_files_and_the_clean_blob_ids(repo: Repo) -> 
     assert listed.deleted == ["gone.yaml"]  # staged.yaml left the index: git diff --cached says
     assert deleted_files(repo.root, listed) == deleted_files(repo.root)
     assert deleted_files(repo.root) == {"gone.yaml", "staged.yaml"}
+
+
+def _tagged_plainly(lines: list[str]) -> tuple[list[str], dict[str, str], list[str], list[str]]:
+    """What `ls-files -t --stage` lines say, read one field at a time: the reference the
+    listing's fixed-column fast path must agree with."""
+    files: dict[str, None] = {}
+    blobs: dict[str, str] = {}
+    changed, gone, untracked = [], [], []
+    for line in lines:
+        if line[0] == "?":
+            files[line[2:]] = None
+            untracked.append(line[2:])
+            continue
+        head, path = line.split("\t", 1)
+        tag, mode, *rest = head.split(" ")
+        if tag == "C":
+            changed.append(path)
+        elif tag == "R":
+            gone.append(path)
+        else:
+            files[path] = None
+            if tag == "H" and rest[-1] == "0" and mode in ("100644", "100755"):
+                blobs[path] = rest[0]
+    for path in gone:
+        files.pop(path, None)
+    for path in (*changed, *gone):
+        blobs.pop(path, None)
+    return list(files), blobs, untracked, list(dict.fromkeys(gone))
+
+
+_PATHS = st.text(st.sampled_from("ab/ \t?H0.-"), min_size=1, max_size=12)
+_LINES = st.one_of(
+    st.builds(
+        lambda tag, mode, blob, stage, path: f"{tag} {mode} {blob} {stage}\t{path}",
+        st.sampled_from("HHHHSMhK"),
+        st.sampled_from(["100644", "100755", "120000", "160000"]),
+        st.sampled_from(["a" * 40, "b" * 64, "0123456789abcdef0123456789abcdef01234567"]),
+        st.sampled_from("00000123"),
+        _PATHS,
+    ),
+    st.builds(lambda path: f"? {path}", _PATHS),
+    st.builds(lambda tag, path: f"{tag} \t{path}", st.sampled_from("CR"), _PATHS),
+)
+
+
+@given(st.lists(_LINES, max_size=30))
+def test_the_listing_reads_every_line_as_a_plain_reading_does(lines: list[str]) -> None:
+    found = _tagged(lines)
+    assert (found.files, found.blobs, found.untracked, found.deleted) == _tagged_plainly(lines)

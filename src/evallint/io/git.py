@@ -153,6 +153,13 @@ def _tagged(lines: list[str]) -> Listed:
     gone: list[str] = []
     untracked: list[str] = []
     for line in lines:
+        # Most lines, by far: a regular file at stage 0 with a SHA-1 blob id, whose fields sit in
+        # fixed columns ("H 100644 <40 hex> 0\t<path>"): two slices, not a search for the tab.
+        if line[49:52] == " 0\t" and line[:9] in _CLEAN_HEADS:
+            path = line[52:]
+            files[path] = None
+            blobs[path] = line[9:49]
+            continue
         if line[0] == "?":
             files[line[2:]] = None
             untracked.append(line[2:])
@@ -176,6 +183,7 @@ def _tagged(lines: list[str]) -> Listed:
 
 
 _PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
+_CLEAN_HEADS = frozenset(f"H {mode} " for mode in _PLAIN)
 
 
 def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
