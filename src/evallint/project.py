@@ -15,7 +15,7 @@ from evallint.kinds import BY_NAME, KINDS, Kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, Format
-from evallint.records import FrozenRecordError, record
+from evallint.records import record
 from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
 
 if TYPE_CHECKING:
@@ -109,20 +109,13 @@ class Kept(Entry):
     ) -> None:
         """`mapping`: the data was a mapping, holding every shared key; `value`: the one
         shared key's value, or a tuple of the values when the kind shares several."""
-        put = object.__setattr__  # frozen, as Entry is
+        put = object.__setattr__  # Entry's frozen guard refuses every name, a Kept's too
         put(self, "path", path)
         put(self, "fmt", fmt)
         put(self, "ok", ok)
         put(self, "kind", kind)
         put(self, "_mapping", mapping)
         put(self, "_value", value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        # Entry's own frozen guard names only its fields; a Kept is as frozen as an Entry.
-        raise FrozenRecordError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenRecordError(f"cannot delete field {name!r}")
 
     @property
     def doc(self) -> Document:
