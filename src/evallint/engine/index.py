@@ -20,7 +20,7 @@ from typing import Protocol
 
 from evallint.config import Config
 from evallint.engine.parallel import count_for, split_map
-from evallint.io.cache import is_place
+from evallint.io.cache import is_place, text_at
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
@@ -162,7 +162,7 @@ def build(
             # Most files: they define nothing, and their summary is the text they mention.
             if texts is None:
                 continue
-            cached = texts[cached] if 0 <= cached < len(texts) else None
+            cached = text_at(texts, cached)
         if isinstance(cached, str):
             refs = _refs_to(cached, named) if may_name(cached) else None
             if refs:
@@ -252,7 +252,7 @@ def _kept_summary(cached: JSON, texts: Sequence[JSON] | None) -> Summary | None:
     if is_place(cached):
         if texts is None:
             return Summary()
-        cached = texts[cached] if 0 <= cached < len(texts) else None
+        cached = text_at(texts, cached)
     return Summary.from_json(cached)
 
 
@@ -297,7 +297,7 @@ def _summary(
     source: Source,
     config: Config,
     kept: Mapping[str, JSON] | None,
-    texts: Sequence[JSON] | None = None,
+    texts: Sequence[JSON] | None,
 ) -> tuple[Summary, str | None]:
     """A file's summary, and the content key to keep it under (None: not to be kept).
     `kept`: what the cache holds, None without one; `texts`: what files that define nothing

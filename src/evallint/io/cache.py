@@ -147,9 +147,9 @@ class TreeCache:
                 continue  # not asked about, or damaged: dropped
             key, summary = entry
             if is_place(summary):
-                if not 0 <= summary < len(old):
+                summary = text_at(old, summary)
+                if summary is None:
                     continue  # its text is lost (a damaged list): summarized again next time
-                summary = old[summary]
             if isinstance(summary, str):
                 texts.append(summary)
                 summary = len(texts) - 1
@@ -180,6 +180,11 @@ class TreeCache:
 def is_place(summary: JSON) -> bool:
     """Whether a kept summary is the place of a text in the list (a bool is no place)."""
     return type(summary) is int
+
+
+def text_at(texts: Sequence[JSON], place: int) -> JSON:
+    """The text at a summary's place; None when the list does not reach it (a damaged one)."""
+    return texts[place] if 0 <= place < len(texts) else None
 
 
 def _loads(raw: bytes) -> JSON:
