@@ -96,7 +96,7 @@ class Listing:
         """What git listed; None outside git."""
         if self._found is None and self._proc is not None:
             tagged = _lines(self._proc, self._args)
-            changed = _lines(self._changed, self._changed_args) if tagged is not None else None
+            changed = _lines(self._changed, self._changed_args)  # read, so it is reaped
             self._proc = self._changed = None
             if tagged is not None:
                 self._found = _tagged([*tagged, *_as_tagged(changed or [])])
