@@ -8,13 +8,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evallint.baseline import load_baseline
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import GitRepo, Listing, _tagged, clean_blobs, deleted_files, tree_files
+from evallint.io.git import (
+    UNTRACKED,
+    DiffListing,
+    GitRepo,
+    Listing,
+    Pending,
+    _tagged,
+    clean_blobs,
+    deleted_files,
+    tree_files,
+)
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -310,22 +320,98 @@ def test_untracked_files_are_checked(branch: Repo) -> None:
 
 
 def test_the_untracked_files_of_the_listing_are_the_changes_git_gives(branch: Repo) -> None:
-    """A --diff run takes the untracked files from the tree's listing, not a call of its own."""
+    """A --diff run takes the change and the untracked files from its listing's calls."""
     branch.write(
         {"rubrics/new.yaml": "id: new\n", "notes/a b.yaml": "x: 1\n", ".gitignore": "*.log\n"}
     )
     branch.write({"run.log": "ignored\n"})
     repo = GitRepo(branch.root)
     base = repo.base("main", {})
-    found = Listing(branch.root, ["."]).result()
-    assert found is not None
+    listing = DiffListing(branch.root, base, Pending(branch.root, UNTRACKED))
     asked = repo.changes(base)
-    assert repo.changes(base, found.untracked) == asked
+    assert listing.changes() == asked
     assert sorted(c.path for c in asked if c.status == "U") == [
         ".gitignore",
         "notes/a b.yaml",
         "rubrics/new.yaml",
     ]
+
+
+def _working_tree(repo: Repo) -> tuple[set[str], dict[str, str]]:
+    """What `DiffListing` must say, asked of the working tree itself: its files (git's listing),
+    and each regular file's blob id as `git hash-object` reads its bytes now."""
+    listed = Listing(repo.root, ["."]).result()
+    assert listed is not None
+    regular = [
+        p for p in listed.files if (repo.root / p).is_file() and not (repo.root / p).is_symlink()
+    ]
+    ids = repo.git("hash-object", "--no-filters", "--", *regular).split() if regular else []
+    return set(listed.files), dict(zip(regular, ids, strict=True))
+
+
+def _assert_listing_is_the_working_tree(repo: Repo) -> None:
+    listing = DiffListing(
+        repo.root, GitRepo(repo.root).base("main", {}), Pending(repo.root, UNTRACKED)
+    )
+    found = listing.result()
+    files, ids = _working_tree(repo)
+    assert set(found.files) == files
+    # Every key the listing trusts is the file's content now; a file it has no key for is read.
+    assert {p: ids.get(p) for p in found.blobs} == found.blobs
+
+
+def test_the_diff_listing_is_the_working_tree_after_every_kind_of_change(branch: Repo) -> None:
+    """The base's tree with the change applied is the working tree: staged, unstaged, reverted,
+    renamed, deleted both ways, linked, untracked, ignored, and a file whose stat data alone
+    changed."""
+    names = ("keep", "edit", "stage", "revert", "gone", "rm", "move", "touch", "mode")
+    branch.commit({f"f/{n}.yaml": f"{n}: 1\n" for n in names}, "more")
+    branch.git("checkout", "-q", "main")
+    branch.git("merge", "-q", "--ff-only", "feature")
+    branch.git("checkout", "-q", "feature")
+    branch.commit({"f/branch.yaml": "b: 1\n"}, "on the branch")
+    branch.write(
+        {"f/edit.yaml": "edit: 2\n", "f/stage.yaml": "stage: 2\n", "f/revert.yaml": "r: 2\n"}
+    )
+    branch.git("add", "f/stage.yaml", "f/revert.yaml")
+    branch.write({"f/revert.yaml": "revert: 1\n"})  # staged, then put back as the base has it
+    (branch.root / "f/gone.yaml").unlink()
+    branch.git("rm", "-q", "f/rm.yaml")
+    branch.git("mv", "f/move.yaml", "f/moved.yaml")
+    (branch.root / "f/touch.yaml").touch()
+    (branch.root / "f/mode.yaml").chmod(0o755)
+    (branch.root / "f/link.yaml").symlink_to("keep.yaml")
+    branch.write({"f/new.yaml": "n: 1\n", ".gitignore": "*.log\n", "x.log": "i\n"})
+    _assert_listing_is_the_working_tree(branch)
+
+
+@given(st.lists(st.tuples(st.sampled_from("ewdrsa"), st.integers(0, 5)), max_size=12))
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_the_diff_listing_is_the_working_tree_after_any_change(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
+) -> None:
+    """Random edits (e), writes of new files (w), deletions (d), renames (r), staging (s) and
+    adds of everything (a), on top of a branch: the listing still says what the tree holds."""
+    repo = Repo(tmp_path_factory.mktemp("random") / "repo")
+    repo.commit({f"{i}.yaml": f"v: {i}\n" for i in range(6)}, "base")
+    repo.git("checkout", "-qb", "feature")
+    for n, (step, i) in enumerate(steps):
+        path = repo.root / f"{i}.yaml"
+        if step == "e" and path.exists():
+            path.write_text(f"v: {i}\nedit: {n}\n")
+        elif step == "w":
+            repo.write({f"new/{i}.yaml": f"n: {n}\n"})
+        elif step == "d" and path.exists():
+            path.unlink()
+        elif step == "r" and path.exists():
+            path.rename(repo.root / f"{i}-{n}.yaml")
+        elif step == "s" and path.exists():
+            repo.git("add", "--", path.name)
+        elif step == "a":
+            repo.git("add", "-A")
+    _assert_listing_is_the_working_tree(repo)
 
 
 def test_pre_existing_problems_are_not_reported(tmp_path: Path) -> None:

@@ -44,10 +44,10 @@ class Baseline:
 
 
 def load_baseline(
-    repo: GitRepo, base: Base, config: Config, untracked: Sequence[str] | None = None
+    repo: GitRepo, base: Base, config: Config, every: Sequence[Change] | None = None
 ) -> Baseline:
-    """The change from `base`; `untracked`: the untracked files, when a listing has them."""
-    every = repo.changes(base, untracked)
+    """The change from `base`; `every`: what git reports the change to be, when asked already."""
+    every = repo.changes(base) if every is None else every
     gone = frozenset(c.path for c in every if c.status == "D") | frozenset(
         c.old_path for c in every if c.status == "R" and c.old_path
     )

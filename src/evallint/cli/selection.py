@@ -51,13 +51,12 @@ def choose(
     if diff is not None and base is not None:
         raise EvallintError("use --diff BASE or --base REF, not both")
     if diff is not None:
-        # git lists the tree while this process finds the base and the change.
-        started = git.Listing(root, ["."]) if in_git else None
+        # The walk for untracked files, git's slowest part, runs while this process finds the base.
+        untracked = git.Pending(root, git.UNTRACKED)
         try:
-            return _changed(paths, cwd, root, in_git, config, diff, started)
+            return _changed(paths, cwd, root, in_git, config, diff, untracked)
         finally:
-            if started is not None:
-                started.close()
+            untracked.close()
     baseline = load(root, config, base) if base is not None else None
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
@@ -94,12 +93,21 @@ def _changed(
     in_git: bool,
     config: Config,
     diff: str,
-    started: git.Listing | None,
+    untracked: git.Pending,
 ) -> Selection:
-    """Diff mode: what the change touched, of `paths` (every file when none are given). It
-    costs what the change costs: only the changed files are stat'ed."""
-    baseline = load(root, config, diff, started)
-    tree, blobs = discover.listing(root, in_git, config, started)
+    """Diff mode: what the change touched, of `paths` (every file when none are given). The
+    tree is the base's with the change applied (`git.DiffListing`): git stats each tracked
+    file once, and evallint none."""
+    from evallint.baseline import load_baseline
+    from evallint.io.git import DiffListing, GitRepo
+
+    repo = GitRepo(root)
+    listing = DiffListing(root, repo.base(diff or None, os.environ), untracked)
+    try:
+        baseline = load_baseline(repo, listing.base, config, listing.changes())
+        tree, blobs = discover.listing(root, in_git, config, listing)
+    finally:
+        listing.close()
     wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
     changed = [p for p in baseline.changed_paths if p in wanted]
     safe, skipped, _, _ = (
@@ -125,15 +133,10 @@ def _deleted_entries(root: Path, gone: frozenset[str], config: Config) -> tuple[
     return deleted_at_head(repo, gone, config)
 
 
-def load(
-    root: Path, config: Config, ref: str | None, listing: git.Listing | None = None
-) -> Baseline:
-    """The change from the base of `ref`; `listing`: the tree's, which has the untracked files
-    (read only once the base is found: git lists the tree meanwhile)."""
+def load(root: Path, config: Config, ref: str | None) -> Baseline:
+    """The change from the base of `ref`."""
     from evallint.baseline import load_baseline
     from evallint.io.git import GitRepo
 
     repo = GitRepo(root)
-    base = repo.base(ref or None, os.environ)
-    found = listing.result() if listing is not None else None
-    return load_baseline(repo, base, config, found.untracked if found is not None else None)
+    return load_baseline(repo, repo.base(ref or None, os.environ), config)

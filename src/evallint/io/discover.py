@@ -101,7 +101,7 @@ def select(
 
 
 def listing(
-    root: Path, in_git: bool, config: Config, started: git.Listing | None = None
+    root: Path, in_git: bool, config: Config, started: git.Listing | git.DiffListing | None = None
 ) -> tuple[list[str], dict[str, str] | None]:
     """Every file of the project (the tree references resolve against), nothing stat'ed by us;
     and in git, the blob ids of the clean tracked files, from the same call (else None).

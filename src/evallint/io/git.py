@@ -1,8 +1,7 @@
 """The only module that talks to git.
 
-Listing files runs `git ls-files` directly: importing GitPython costs ~116 ms, most of what a
-pre-commit run of one file may take. Revisions, merge bases and diffs go through GitPython,
-imported on first use.
+Every command runs directly, without a shell, in the environment `clean_env` gives: GitPython's
+import alone costs more than a whole one-file run.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from evallint.errors import EvallintError
 from evallint.records import record
@@ -22,7 +20,9 @@ from evallint.records import record
 def clean_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment without inherited GIT_* variables (a hook's GIT_DIR would redirect us)."""
     env = os.environ if environ is None else environ
-    return {k: v for k, v in env.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
+    kept = {k: v for k, v in env.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
+    # A partial clone fetches a missing object when asked for it: never touch the network.
+    return {**kept, "GIT_NO_LAZY_FETCH": "1"}
 
 
 def _git_lines(root: Path, *args: str) -> list[str] | None:
@@ -81,34 +81,116 @@ _LISTING = ("ls-files", "-z", "-t", "--stage", "--cached", "--others", "--exclud
 _CHANGED = ("diff-files", "-z", "--name-status")
 
 
+class Pending:
+    """A git command started now and read when wanted: git works while this process does."""
+
+    def __init__(self, root: Path, args: Sequence[str]) -> None:
+        self._args = tuple(args)
+        self._proc = _start(root, self._args)
+
+    @property
+    def started(self) -> bool:
+        return self._proc is not None
+
+    def lines(self) -> list[str] | None:
+        """Its NUL-separated output, read once; None outside git (or read already)."""
+        proc, self._proc = self._proc, None
+        return _lines(proc, self._args)
+
+    def close(self) -> None:
+        """Ends it if nobody read it (a run that failed first)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.communicate()
+            self._proc = None
+
+
 class Listing:
     """`tree_files`, started at once and read when wanted: git lists a large tree while this
-    process does other work (a --diff run imports GitPython and finds its base meanwhile)."""
+    process does other work."""
 
     def __init__(self, root: Path, pathspecs: Sequence[str]) -> None:
-        self._args = (*_LISTING, "--", *pathspecs)
-        self._changed_args = (*_CHANGED, "--", *pathspecs)
-        self._proc = _start(root, self._args)
-        self._changed = _start(root, self._changed_args) if self._proc is not None else None
+        self._listing = Pending(root, (*_LISTING, "--", *pathspecs))
+        self._changed = Pending(root, (*_CHANGED, "--", *pathspecs))
         self._found: Listed | None = None
 
     def result(self) -> Listed | None:
         """What git listed; None outside git."""
-        if self._found is None and self._proc is not None:
-            tagged = _lines(self._proc, self._args)
-            changed = _lines(self._changed, self._changed_args)  # read, so it is reaped
-            self._proc = self._changed = None
+        if self._found is None and self._listing.started:
+            tagged = self._listing.lines()
+            changed = self._changed.lines()  # read, so it is reaped
             if tagged is not None:
                 self._found = _tagged([*tagged, *_as_tagged(changed or [])])
         return self._found
 
     def close(self) -> None:
         """Ends git's listing if nobody read it (a run that failed first)."""
-        for proc in (self._proc, self._changed):
-            if proc is not None:
-                proc.kill()
-                proc.communicate()
-        self._proc = self._changed = None
+        self._listing.close()
+        self._changed.close()
+
+
+class DiffListing:
+    """What a --diff run asks of git, side by side: the change against the base, and the tree.
+
+    The tree is the base's tree (`ls-tree`, which stats nothing) with the change applied, plus
+    the untracked files. A file the diff does not name has the base's content in the working
+    tree (git compares content where stat data is not conclusive), so the base's blob id is
+    its content key: one stat of every tracked file (the diff's) where a listing of the working
+    tree would need two more.
+    """
+
+    def __init__(self, root: Path, base: Base, untracked: Pending) -> None:
+        self.base = base
+        self._tree = Pending(root, ("ls-tree", "-r", "-z", "--full-tree", base.sha))
+        self._diff = Pending(root, (*_DIFF, base.sha, "--"))
+        self._untracked = untracked
+        self._changes: list[Change] | None = None
+        self._found: Listed | None = None
+
+    def changes(self) -> list[Change]:
+        """The change: what `GitRepo.changes` gives."""
+        if self._changes is None:
+            self._changes = _read_changes(self._diff, self._untracked)
+        return self._changes
+
+    def result(self) -> Listed:
+        """The working tree's files, and the blob ids of those the change leaves as they were."""
+        if self._found is None:
+            self._found = _applied(self._tree.lines() or [], self.changes())
+        return self._found
+
+    def close(self) -> None:
+        for pending in (self._tree, self._diff, self._untracked):
+            pending.close()
+
+
+def _applied(entries: list[str], changes: list[Change]) -> Listed:
+    """The base's `ls-tree -r` entries with the change applied."""
+    files: dict[str, None] = {}
+    blobs: dict[str, str] = {}
+    for entry in entries:
+        # Most entries: a regular file with a SHA-1 blob id, in fixed columns
+        # ("100644 blob <40 hex>\t<path>"); else "<mode> <type> <id>\t<path>".
+        if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:
+            files[entry[53:]] = None
+            blobs[entry[53:]] = entry[12:52]
+            continue
+        meta, _, path = entry.partition("\t")
+        files[path] = None
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode in _PLAIN:
+            blobs[path] = sha
+    gone = [c.path for c in changes if c.status == "D"]
+    gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
+    for path in gone:
+        files.pop(path, None)
+        blobs.pop(path, None)
+    for change in changes:
+        if change.status != "D":
+            files[change.path] = None
+            blobs.pop(change.path, None)
+    untracked = [c.path for c in changes if c.status == "U"]
+    return Listed(list(files), blobs, untracked, sorted(set(gone)))
 
 
 def _as_tagged(statuses: list[str]) -> list[str]:
@@ -184,6 +266,7 @@ def _tagged(lines: list[str]) -> Listed:
 
 _PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
 _CLEAN_HEADS = frozenset(f"H {mode} " for mode in _PLAIN)
+_BLOB_HEADS = frozenset(f"{mode} blob " for mode in _PLAIN)
 
 
 def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
@@ -264,29 +347,51 @@ def pull_request_sha(environ: Mapping[str, str], side: str) -> str | None:
     return sha if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40,64}", sha) else None
 
 
+UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
+_DIFF = ("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color")
+
+
 class GitRepo:
+    """Revisions, merge bases, diffs and files at a revision, asked of git's own commands.
+
+    GitPython's import alone (50 to 120 ms) cost more than a whole one-file run, and a --diff
+    run needs six short commands: they run directly, like the listing.
+    """
+
     def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _run(self, *args: str, input: bytes | None = None) -> tuple[int, bytes]:
+        """git's exit code and output; what no command of ours can go on from is an error."""
         try:
-            import git
-        except ImportError as exc:  # GitPython found no git executable
+            proc = subprocess.run(
+                ["git", *args], cwd=self.root, input=input, capture_output=True, env=clean_env()
+            )
+        except OSError as exc:  # no git executable
             raise EvallintError(f"git is needed for this and is not usable: {exc}") from None
-        self._git = git
-        try:
-            self.repo: Any = git.Repo(root)
-        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        if proc.returncode == 128 and "not a git repository" in message:
             raise EvallintError(
-                f"{str(root)!r} is not inside a git work tree; --diff and --base need one"
-            ) from None
+                f"{str(self.root)!r} is not inside a git work tree; --diff and --base need one"
+            )
+        return proc.returncode, proc.stdout
+
+    def _text(self, *args: str) -> str:
+        """The output of a command that must succeed, without its last newline."""
+        code, out = self._run(*args)
+        if code != 0:
+            raise EvallintError(f"git {args[0]} failed (exit code {code})")
+        return out.decode("utf-8", "surrogateescape").removesuffix("\n")
 
     @property
     def shallow(self) -> bool:
-        return bool(self.repo.git.rev_parse("--is-shallow-repository") == "true")
+        return self._text("rev-parse", "--is-shallow-repository") == "true"
 
     def sha(self, ref: str) -> str | None:
-        try:
-            return str(self.repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{commit}}"))
-        except self._git.exc.GitCommandError:
-            return None
+        if ref.startswith("-"):
+            return None  # a name git would take for an option: no ref is named so
+        code, out = self._run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        return out.decode("ascii", "replace").strip() if code == 0 else None
 
     def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
         """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
@@ -301,14 +406,13 @@ class GitRepo:
             raise EvallintError(f"unknown git ref {label!r}: {hint}")
         if self.sha("HEAD") is None:
             raise EvallintError("HEAD has no commit yet; commit once before using --diff")
-        try:
-            merge = str(self.repo.git.merge_base(sha, "HEAD"))
-        except self._git.exc.GitCommandError:
+        code, out = self._run("merge-base", sha, "HEAD")
+        if code != 0:
             why = "this clone is shallow" if self.shallow else "the histories are unrelated"
             raise EvallintError(
                 f"no merge base between {label!r} and HEAD ({why}); " + _fetch_hint(sha)
-            ) from None
-        return Base(label, merge)
+            )
+        return Base(label, out.decode("ascii", "replace").strip())
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
@@ -347,51 +451,74 @@ class GitRepo:
             "commit); tried origin/HEAD, main, master"
         )
 
-    def changes(self, base: Base, untracked: Sequence[str] | None = None) -> list[Change]:
-        """Working tree against the merge base: renames followed, untracked files included
-        (`untracked`: as a listing of the tree found them; None: git is asked)."""
-        out = self.repo.git.diff(
-            "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base.sha
+    def changes(self, base: Base) -> list[Change]:
+        """Working tree against the merge base: renames followed, untracked files included."""
+        return _read_changes(
+            Pending(self.root, (*_DIFF, base.sha, "--")), Pending(self.root, UNTRACKED)
         )
-        fields = [f for f in out.split("\0") if f]
-        changes, i = [], 0
-        while i < len(fields):
-            status = fields[i]
-            if status[0] in "RC":
-                changes.append(
-                    Change(
-                        "R" if status[0] == "R" else "A",
-                        fields[i + 2],
-                        fields[i + 1] if status[0] == "R" else None,
-                        int(status[1:] or 0),
-                    )
-                )
-                i += 3
-            else:
-                kind = {"A": "A", "D": "D", "T": "M"}.get(status[0], "M")
-                old = fields[i + 1] if kind in ("M", "D") else None
-                changes.append(Change(kind, fields[i + 1], old))
-                i += 2
-        if untracked is None:
-            listed = self.repo.git.ls_files("-z", "--others", "--exclude-standard")
-            untracked = [p for p in listed.split("\0") if p]
-        changes += [Change("U", p) for p in untracked]
-        return changes
 
     def read_many(self, rev: str, paths: Sequence[str]) -> dict[str, bytes]:
-        """Files' bytes at a revision, absent ones left out.
-
-        One `git ls-tree` finds the blobs and GitPython's persistent cat-file process reads
-        them: walking `commit.tree / path` parses every tree on the way in Python, 0.2 s for a
-        folder of 18,000 files.
-        """
+        """Files' bytes at a revision, absent ones left out (and links and submodules, which
+        are no file of their own there). One `ls-tree` finds the blobs, one `cat-file` reads
+        them all."""
         if not paths:
             return {}
-        listing = self.repo.git.ls_tree("-z", "--full-tree", rev, "--", *paths)
-        found: dict[str, bytes] = {}
+        listing = self._text("ls-tree", "-z", "--full-tree", rev, "--", *paths)
+        blobs: dict[str, str] = {}
         for entry in filter(None, listing.split("\0")):
             meta, _, path = entry.partition("\t")
-            _, kind, sha = meta.split()
-            if kind == "blob":
-                found[path] = self.repo.odb.stream(bytes.fromhex(sha)).read()
-        return found
+            mode, kind, sha = meta.split()
+            if kind == "blob" and mode in _PLAIN:
+                blobs[path] = sha
+        if not blobs:
+            return {}
+        asked = "".join(f"{sha}\n" for sha in blobs.values()).encode()
+        code, out = self._run("cat-file", "--batch", input=asked)
+        if code != 0:
+            raise EvallintError(f"git cat-file failed (exit code {code})")
+        found = zip(blobs, _batch_contents(out, len(blobs)), strict=True)
+        return {path: data for path, data in found if data is not None}
+
+
+def _read_changes(diff: Pending, untracked: Pending) -> list[Change]:
+    """What `diff --name-status` and `ls-files --others` started together say changed."""
+    fields, others = diff.lines(), untracked.lines()
+    if fields is None or others is None:
+        raise EvallintError("git could not list the change")
+    return [*_changes(fields), *(Change("U", p) for p in others)]
+
+
+def _changes(fields: list[str]) -> list[Change]:
+    """`diff --name-status -z` fields as changes: copies count as added files."""
+    changes, i = [], 0
+    while i < len(fields):
+        status = fields[i]
+        if status[0] in "RC":
+            renamed = status[0] == "R"
+            kind, old = ("R", fields[i + 1]) if renamed else ("A", None)
+            changes.append(Change(kind, fields[i + 2], old, int(status[1:] or 0)))
+            i += 3
+        else:
+            kind = {"A": "A", "D": "D", "T": "M"}.get(status[0], "M")
+            old = fields[i + 1] if kind in ("M", "D") else None
+            changes.append(Change(kind, fields[i + 1], old))
+            i += 2
+    return changes
+
+
+def _batch_contents(out: bytes, count: int) -> list[bytes | None]:
+    """The contents `cat-file --batch` gives, each after a "<id> <type> <size>" line; None for
+    an object the clone does not have ("<id> missing")."""
+    found: list[bytes | None] = []
+    at = 0
+    for _ in range(count):
+        end = out.index(b"\n", at)
+        head = out[at:end].split(b" ")
+        if len(head) != 3:
+            found.append(None)
+            at = end + 1
+            continue
+        size = int(head[2])
+        found.append(out[end + 1 : end + 1 + size])
+        at = end + 1 + size + 1  # the content, and the newline after it
+    return found
