@@ -461,6 +461,14 @@ def test_unknown_base_fails_closed(branch: Repo, run: Run) -> None:
     assert err.startswith("evallint: error: unknown git ref 'nope'")
 
 
+def test_a_base_that_reads_as_an_option_is_no_ref(branch: Repo, run: Run) -> None:
+    """git would take `--output=<file>` for an option of its own, and write that file."""
+    code, out, err = run("check", "--diff=--output=written.txt", cwd=branch.root)
+    assert code == 2 and out == ""
+    assert err.startswith("evallint: error: unknown git ref '--output=written.txt'")
+    assert not (branch.root / "written.txt").exists()
+
+
 def test_missing_pull_request_base_fails_closed(
     branch: Repo, run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:

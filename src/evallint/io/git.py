@@ -396,6 +396,10 @@ class GitRepo:
     def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
         """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
         label = explicit or self._default_base(environ)
+        if not label.startswith("-"):  # else git would read it as an option
+            code, out = self._run("merge-base", label, "HEAD")
+            if code == 0:  # the usual case, in one call; the others say what went wrong
+                return Base(label, out.decode("ascii", "replace").strip())
         sha = self.sha(label)
         if sha is None:
             hint = (
