@@ -20,10 +20,10 @@ from evallint.digests import sha1_hex, sha256_hex
 NOT_IMPORTED = ("dataclasses", "inspect", "ast", "dis", "hashlib", "_hashlib")
 
 
-def _imported(root: Path, path: str) -> list[str]:
+def _imported(root: Path, *args: str, watched: tuple[str, ...] = NOT_IMPORTED) -> list[str]:
     code = (
         "import sys; from evallint.cli.main import main; main(['check', '--exit-zero', "
-        f"{path!r}]); print(sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules))"
+        f"*{args!r}]); print(sorted(m for m in {watched!r} if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
@@ -44,6 +44,18 @@ def test_a_clean_json_file_imports_none_of_them_either(tmp_path: Path) -> None:
     (tmp_path / "datasets").mkdir()
     (tmp_path / "datasets" / "d.json").write_text('{"id": "d", "questions": []}\n')
     assert _imported(tmp_path, "datasets/d.json") == []
+
+
+def test_a_diff_run_imports_no_gitpython(tmp_path: Path) -> None:
+    """git is asked directly: GitPython's import alone costs more than a one-file run."""
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "d.yaml").write_text("id: d\nquestions: []\n")
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=tmp_path, check=True)
+    (tmp_path / "datasets" / "d.yaml").write_text("id: d\nquestions: [{id: q}]\n")
+    assert _imported(tmp_path, "--diff", "main", watched=("git", "gitdb")) == []
 
 
 @given(st.binary(max_size=300), st.booleans())
