@@ -480,3 +480,44 @@ def test_an_integer_python_can_read_but_past_the_limit_is_still_a_parse_error() 
     assert found("datasets/d.json", text) == [
         (1, 5023, "parse-error", "an integer of more than 4,000 digits")
     ]
+
+
+def test_a_file_is_read_whole_in_one_open_and_never_past_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_capped` reads with plain system calls: a file over the limit gives its size and is
+    not read; one that grows past its stat while it is read is read whole, up to the limit."""
+    from evallint.io.source import FsSource
+
+    source = FsSource(tmp_path)
+    data = bytes(range(256)) * 1000
+    (tmp_path / "f.json").write_bytes(data)
+    (tmp_path / "empty.json").write_bytes(b"")
+    assert source.read_capped("f.json", None) == source.read("f.json") == data
+    assert source.read_capped("f.json", len(data)) == data
+    assert source.read_capped("f.json", len(data) - 1) == len(data)
+    assert source.read("empty.json") == b""
+    real = os.fstat
+
+    def stale(fd: int) -> os.stat_result:  # the size as a stat taken before the file grew
+        found = list(real(fd))
+        found[6] = 10
+        return os.stat_result(found)
+
+    monkeypatch.setattr(os, "fstat", stale)
+    assert source.read_capped("f.json", None) == data
+    got = source.read_capped("f.json", 100_000)
+    assert isinstance(got, int) and 100_000 < got <= len(data)
+
+
+def test_a_socket_is_no_file_to_read(tmp_path: Path) -> None:
+    import socket
+
+    from evallint.io.source import FsSource, NotRegular
+
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "s.yaml"))
+        with pytest.raises(NotRegular):
+            FsSource(tmp_path).read("s.yaml")
+        with pytest.raises(FileNotFoundError):
+            FsSource(tmp_path).read("absent.yaml")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from evallint.config import Config, MiB
-from evallint.io.source import Source, Streams
+from evallint.io.source import Source, Streams, read_capped
 from evallint.kinds import (
     claimed_kind,
     content_kind,
@@ -38,19 +38,20 @@ def read_entry(
         return Skipped(path, "not YAML, JSON or JSONL")
     forced = kind_named(config.kind_name(path))
     try:
-        size = source.size(path) if raw is None else len(raw)
-        if fmt == "jsonl" and size > CHUNK and raw is None and isinstance(source, Streams):
+        large = fmt == "jsonl" and raw is None and source.size(path) > CHUNK
+        if large and isinstance(source, Streams):
             streamed = _first_chunk(path, source, config, forced)
             if streamed is not None:
                 return streamed
-        if size > config.max_file_size:
+        found = read_capped(source, path, config.max_file_size) if raw is None else raw
+        size = found if isinstance(found, int) else len(found)
+        if isinstance(found, int) or size > config.max_file_size:
             message = (
                 f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit "
                 "(max-file-size)"
             )
             return _unread(path, fmt, forced, message, _head(source, path))
-        if raw is None:
-            raw = source.read(path)
+        raw = found
     except OSError as exc:
         return _unread(path, fmt, forced, f"cannot be read: {exc.strerror or exc}", "")
     doc = parse(path, raw, fmt)

@@ -21,7 +21,7 @@ from typing import Protocol
 from evallint.config import Config
 from evallint.engine.parallel import count_for, split_map
 from evallint.io.cache import is_place, text_at
-from evallint.io.source import Source
+from evallint.io.source import Source, read_capped
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON
@@ -392,9 +392,10 @@ def _naming(
 def _bytes(path: str, source: Source, config: Config) -> bytes | None:
     """A tree file's bytes; None when it cannot be read or is over the size limit."""
     try:
-        return source.read(path) if source.size(path) <= config.max_file_size else None
+        found = read_capped(source, path, config.max_file_size)
     except OSError:
         return None
+    return found if isinstance(found, bytes) else None
 
 
 def _may_define(raw: bytes) -> bool:

@@ -56,20 +56,57 @@ class FsSource:
         return found.st_size
 
     def read(self, path: str) -> bytes:
-        with self.open(path) as f:
-            return f.read()
+        found = self.read_capped(path, None)
+        assert isinstance(found, bytes)
+        return found
+
+    def read_capped(self, path: str, limit: int | None) -> bytes | int:
+        """The file's bytes; or, when it holds more than `limit` bytes, how many (not read).
+
+        One open and plain system calls: a stat first, then a buffered file object around the
+        descriptor (two fcntl calls, an fstat of its own), cost more than reading a small file,
+        and a large tree is mostly small files."""
+        fd, size = self._open_regular(path)
+        try:
+            if limit is not None and size > limit:
+                return size
+            # A regular file never blocks, whatever O_NONBLOCK says. Read to the end: a file
+            # that grew since its stat is read whole (up to the limit), as a file object would.
+            chunks = [os.read(fd, size + 1)]
+            total = len(chunks[0])
+            while chunks[-1]:
+                if limit is not None and total > limit:
+                    return total
+                chunks.append(os.read(fd, max(size, 1 << 16)))
+                total += len(chunks[-1])
+            return chunks[0] if len(chunks) == 2 else b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def open(self, path: str) -> BinaryIO:
-        # Non-blocking, so that opening a FIFO returns at once; then only a regular file is kept.
-        fd = os.open(self._full(path), os.O_RDONLY | os.O_NONBLOCK)
+        fd, _ = self._open_regular(path)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise NotRegular(path)
             os.set_blocking(fd, True)
             return os.fdopen(fd, "rb")
         except BaseException:
             os.close(fd)
             raise
+
+    def _open_regular(self, path: str) -> tuple[int, int]:
+        """A descriptor of the file, which is a regular one, and its size. Opened non-blocking,
+        so that a FIFO returns at once (a socket cannot be opened: its stat tells it)."""
+        full = self._full(path)
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            if os.path.exists(full) and not os.path.isdir(full) and not os.path.isfile(full):
+                raise NotRegular(path) from None
+            raise
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            os.close(fd)
+            raise NotRegular(path)
+        return fd, found.st_size
 
     def outside(self, path: str) -> bool:
         """Whether the path, followed through symlinks, leaves the project (asked once a path:
@@ -136,3 +173,12 @@ class RevSource:
 
     def read(self, path: str) -> bytes:
         return self._get(path)
+
+
+def read_capped(source: Source, path: str, limit: int) -> bytes | int:
+    """The file's bytes; or, when it holds more than `limit` bytes, how many (not read). The
+    working tree answers with one open; other sources are asked the size first."""
+    if isinstance(source, FsSource):
+        return source.read_capped(path, limit)
+    size = source.size(path)
+    return size if size > limit else source.read(path)
