@@ -59,11 +59,11 @@ class TreeCache:
     ) -> None:
         self._root, self._in_git, self._blobs = root, in_git, blobs
         self._folder, self._stamp = folder, stamp
-        self._known: dict[str, str] | None = None
+        self._known: Mapping[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None
         self._texts_raw = b""  # the second document, parsed when a run first asks for it
         self._texts: list[JSON] | None = None
-        self._used: set[str] = set()
+        self._used: list[Iterable[str]] = []  # made a set only when the file is written
         self._dirty = False
 
     @cached_property
@@ -78,7 +78,7 @@ class TreeCache:
         anyway, and hashed the way git does it: asking git then would only add a call."""
         if self._known is None:
             if self._blobs is not None:
-                self._known = dict(self._blobs)
+                self._known = self._blobs  # read only: a copy would cost a large tree 5 ms
             else:
                 warm = self._in_git and bool(self._load())
                 self._known = (git.clean_blobs(self._root) if warm else None) or {}
@@ -108,8 +108,9 @@ class TreeCache:
         self._dirty = True
 
     def keep(self, paths: Iterable[str]) -> None:
-        """The paths this run asked about: only theirs are saved (deleted files drop out)."""
-        self._used.update(paths)
+        """The paths this run asked about: only theirs are saved (deleted files drop out). A
+        collection is kept as it is, not copied: the caller leaves it unchanged."""
+        self._used.append(paths if isinstance(paths, list | tuple | set | frozenset) else [*paths])
 
     def grep(self, needles: Sequence[bytes]) -> set[str] | None:
         """The files that hold any of the strings, from git's own search; None: not known."""
@@ -141,9 +142,9 @@ class TreeCache:
         """The file's two lines: the summaries of the paths this run asked about, each text a
         file mentions moved to the list and replaced by its place there."""
         assert self._entries is not None
-        texts, old, kept = [], self.texts(), {}
+        texts, old, kept, used = [], self.texts(), {}, set().union(*self._used)
         for path, entry in self._entries.items():
-            if path not in self._used or not (isinstance(entry, list) and len(entry) == 2):
+            if path not in used or not (isinstance(entry, list) and len(entry) == 2):
                 continue  # not asked about, or damaged: dropped
             key, summary = entry
             if is_place(summary):
