@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evallint.config import Config
 from evallint.engine import index
@@ -413,3 +415,14 @@ def test_a_rubrics_run_finds_who_names_it_and_survives_a_damaged_texts_line(
     assert rebuilt == expected and len(reads) > 10  # every dataset summarized again
     again, reads = _lint(r, ["rubrics/r1.yaml"])
     assert again == expected and len(reads) == 3  # and kept again
+
+
+@given(st.lists(st.sampled_from([b"checks", b"scoring", b"template", b"chec", b"\n", b"x"])))
+def test_a_file_may_define_an_id_when_it_holds_every_needle_of_a_defining_kind(
+    parts: list[bytes],
+) -> None:
+    from evallint.kinds import KINDS
+
+    raw = b" ".join(parts)
+    expected = any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
+    assert index._may_define(raw) == expected

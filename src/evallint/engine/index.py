@@ -398,8 +398,19 @@ def _bytes(path: str, source: Source, config: Config) -> bytes | None:
     return found if isinstance(found, bytes) else None
 
 
+# Per defining kind, the texts its files hold (`Kind.needles`), tested on every file of a cold
+# tree: a tuple made once and plain loops, not generators over every kind a file.
+_DEFINER_NEEDLES = tuple(k.needles for k in KINDS if k.defines)
+
+
 def _may_define(raw: bytes) -> bool:
-    return any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
+    for needles in _DEFINER_NEEDLES:
+        for needle in needles:
+            if needle not in raw:
+                break
+        else:
+            return True
+    return False
 
 
 def _definer_by_path(path: str, config: Config) -> Kind | None:
