@@ -649,3 +649,16 @@ _LINES = st.one_of(
 def test_the_listing_reads_every_line_as_a_plain_reading_does(lines: list[str]) -> None:
     found = _tagged(lines)
     assert (found.files, found.blobs, found.untracked, found.deleted) == _tagged_plainly(lines)
+
+
+def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:
+    """GitPython's errors carried git's own words; the direct calls keep them."""
+    from evallint.errors import EvallintError
+
+    repo = GitRepo(branch.root)
+    assert repo.read_many("main", ["rubrics/refunds.yaml"])["rubrics/refunds.yaml"] == (
+        RUBRIC.encode()
+    )
+    assert repo.read_many("main", ["rubrics/none.yaml"]) == {}
+    with pytest.raises(EvallintError, match=r"git ls-tree failed \(exit code 128\): fatal: "):
+        repo.read_many("0" * 40, ["rubrics/refunds.yaml"])

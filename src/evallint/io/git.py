@@ -361,45 +361,45 @@ class GitRepo:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def _run(self, *args: str, input: bytes | None = None) -> tuple[int, bytes]:
-        """git's exit code and output; what no command of ours can go on from is an error."""
+    def _run(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """The command, run; what no command of ours can go on from is an error."""
         try:
             proc = subprocess.run(
                 ["git", *args], cwd=self.root, input=input, capture_output=True, env=clean_env()
             )
         except OSError as exc:  # no git executable
             raise EvallintError(f"git is needed for this and is not usable: {exc}") from None
-        message = proc.stderr.decode("utf-8", "replace").strip()
-        if proc.returncode == 128 and "not a git repository" in message:
+        if proc.returncode == 128 and b"not a git repository" in proc.stderr:
             raise EvallintError(
                 f"{str(self.root)!r} is not inside a git work tree; --diff and --base need one"
             )
-        return proc.returncode, proc.stdout
+        return proc
 
-    def _text(self, *args: str) -> str:
-        """The output of a command that must succeed, without its last newline."""
-        code, out = self._run(*args)
-        if code != 0:
-            raise EvallintError(f"git {args[0]} failed (exit code {code})")
-        return out.decode("utf-8", "surrogateescape").removesuffix("\n")
+    def _must(self, *args: str, input: bytes | None = None) -> bytes:
+        """The output of a command that must succeed; else an error that says what git said."""
+        proc = self._run(*args, input=input)
+        if proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace").strip()
+            raise EvallintError(f"git {args[0]} failed (exit code {proc.returncode}): {said}")
+        return proc.stdout
 
     @property
     def shallow(self) -> bool:
-        return self._text("rev-parse", "--is-shallow-repository") == "true"
+        return self._must("rev-parse", "--is-shallow-repository").strip() == b"true"
 
     def sha(self, ref: str) -> str | None:
         if ref.startswith("-"):
             return None  # a name git would take for an option: no ref is named so
-        code, out = self._run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-        return out.decode("ascii", "replace").strip() if code == 0 else None
+        proc = self._run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        return _object_id(proc.stdout) if proc.returncode == 0 else None
 
     def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
         """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
         label = explicit or self._default_base(environ)
         if not label.startswith("-"):  # else git would read it as an option
-            code, out = self._run("merge-base", label, "HEAD")
-            if code == 0:  # the usual case, in one call; the others say what went wrong
-                return Base(label, out.decode("ascii", "replace").strip())
+            proc = self._run("merge-base", label, "HEAD")
+            if proc.returncode == 0:  # the usual case, in one call; the others say what failed
+                return Base(label, _object_id(proc.stdout))
         sha = self.sha(label)
         if sha is None:
             hint = (
@@ -410,13 +410,13 @@ class GitRepo:
             raise EvallintError(f"unknown git ref {label!r}: {hint}")
         if self.sha("HEAD") is None:
             raise EvallintError("HEAD has no commit yet; commit once before using --diff")
-        code, out = self._run("merge-base", sha, "HEAD")
-        if code != 0:
+        proc = self._run("merge-base", sha, "HEAD")
+        if proc.returncode != 0:
             why = "this clone is shallow" if self.shallow else "the histories are unrelated"
             raise EvallintError(
                 f"no merge base between {label!r} and HEAD ({why}); " + _fetch_hint(sha)
             )
-        return Base(label, out.decode("ascii", "replace").strip())
+        return Base(label, _object_id(proc.stdout))
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
@@ -467,9 +467,9 @@ class GitRepo:
         them all."""
         if not paths:
             return {}
-        listing = self._text("ls-tree", "-z", "--full-tree", rev, "--", *paths)
+        listing = self._must("ls-tree", "-z", "--full-tree", rev, "--", *paths)
         blobs: dict[str, str] = {}
-        for entry in filter(None, listing.split("\0")):
+        for entry in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
             meta, _, path = entry.partition("\t")
             mode, kind, sha = meta.split()
             if kind == "blob" and mode in _PLAIN:
@@ -477,11 +477,13 @@ class GitRepo:
         if not blobs:
             return {}
         asked = "".join(f"{sha}\n" for sha in blobs.values()).encode()
-        code, out = self._run("cat-file", "--batch", input=asked)
-        if code != 0:
-            raise EvallintError(f"git cat-file failed (exit code {code})")
+        out = self._must("cat-file", "--batch", input=asked)
         found = zip(blobs, _batch_contents(out, len(blobs)), strict=True)
         return {path: data for path, data in found if data is not None}
+
+
+def _object_id(out: bytes) -> str:
+    return out.decode("ascii", "replace").strip()
 
 
 def _read_changes(diff: Pending, untracked: Pending) -> list[Change]:
