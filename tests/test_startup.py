@@ -46,6 +46,22 @@ def test_a_clean_json_file_imports_none_of_them_either(tmp_path: Path) -> None:
     assert _imported(tmp_path, "datasets/d.json") == []
 
 
+def test_a_reference_to_a_plain_version_is_resolved_without_semver(tmp_path: Path) -> None:
+    """Plain MAJOR.MINOR.PATCH versions compare as numbers: semver's import (7 ms, with
+    `inspect`) is for prereleases and build metadata only."""
+    from test_git import RUBRIC
+
+    (tmp_path / "rubrics").mkdir()
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "rubrics" / "refunds.yaml").write_text(RUBRIC)
+    text = "id: d\nquestions:\n  - id: q1\n    input: x\n    rubric_ref: rubric/refunds@1.2.0\n"
+    (tmp_path / "datasets" / "d.yaml").write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert _imported(tmp_path, "datasets/d.yaml", watched=("semver",)) == []
+    (tmp_path / "rubrics" / "refunds.yaml").write_text(RUBRIC.replace('"1.2.0"', '"1.2.0-rc.1"'))
+    assert _imported(tmp_path, "datasets/d.yaml", watched=("semver",)) == ["semver"]
+
+
 def test_a_diff_run_imports_no_gitpython(tmp_path: Path) -> None:
     """git is asked directly: GitPython's import alone costs more than a one-file run."""
     (tmp_path / "datasets").mkdir()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
-from typing import TYPE_CHECKING
 
 from evallint.facts import Facts
 from evallint.kinds import BY_NAME, KINDS, Kind
@@ -16,10 +15,7 @@ from evallint.kinds.base import Digest
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, Format
 from evallint.records import record
-from evallint.refs import Outcome, Ref, parse_ref, parse_version, pick
-
-if TYPE_CHECKING:
-    import semver  # at run time, only refs.py parses versions (and imports it then)
+from evallint.refs import Outcome, Ref, Version, parse_ref, parse_version, pick
 
 
 @record
@@ -28,7 +24,7 @@ class Definition:
 
     namespace: str
     id: str
-    version: semver.Version
+    version: Version
     path: str
     held: Document | Later  # the document, or what parses it on first use
 
@@ -268,7 +264,7 @@ class Project:
         ident: str,
         path: str,
         held: Document | Later,
-        version: semver.Version | None,
+        version: Version | None,
         written: str | None,
     ) -> None:
         ns = kind.namespace or kind.name

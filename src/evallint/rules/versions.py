@@ -14,17 +14,15 @@ from evallint.kinds.projection import Change, Policy, changes, policy_for, proje
 from evallint.model import Finding, Fix, Severity
 from evallint.project import Definition
 from evallint.records import record
-from evallint.refs import parse_version
+from evallint.refs import Version, parse_version
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
-    import semver
-
     from evallint.parse import Document
     from evallint.rules.api import Context
 
 
-def smallest_major(v: semver.Version) -> semver.Version:
+def smallest_major(v: Version) -> Version:
     if v.prerelease:
         return v.finalize_version()
     if v.major > 0:
@@ -34,7 +32,7 @@ def smallest_major(v: semver.Version) -> semver.Version:
     return v.bump_patch()
 
 
-def is_major(old: semver.Version, new: semver.Version) -> bool:
+def is_major(old: Version, new: Version) -> bool:
     """Whether old → new is a major bump, as cargo-semver-checks reads versions."""
     if old.prerelease:
         return bool(new > old)
@@ -45,7 +43,7 @@ def is_major(old: semver.Version, new: semver.Version) -> bool:
     return new.major > 0 or new.minor > 0 or new.patch > old.patch
 
 
-def bump_name(old: semver.Version, new: semver.Version) -> str:
+def bump_name(old: Version, new: Version) -> str:
     if new.major != old.major:
         return "major"
     if new.minor != old.minor:
@@ -60,7 +58,7 @@ class Verdict:
     rule: str
     message: str
     at: Change | None  # the first score-affecting change, when there is one
-    bump_to: semver.Version | None = None  # the smallest version that would satisfy the rule
+    bump_to: Version | None = None  # the smallest version that would satisfy the rule
 
 
 def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
@@ -155,9 +153,7 @@ def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | No
     )
 
 
-def _not_increased(
-    version: semver.Version, prev: semver.Version | None, highest: semver.Version, label: str
-) -> Verdict:
+def _not_increased(version: Version, prev: Version | None, highest: Version, label: str) -> Verdict:
     if prev is not None and version < prev:
         return Verdict(
             "version-not-increased", f"version {version} is lower than {prev} at {label}", None
