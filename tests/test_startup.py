@@ -62,6 +62,19 @@ def test_a_reference_to_a_plain_version_is_resolved_without_semver(tmp_path: Pat
     assert _imported(tmp_path, "datasets/d.yaml", watched=("semver",)) == ["semver"]
 
 
+def test_a_cache_of_a_few_megabytes_is_read_without_importing_orjson() -> None:
+    """orjson's import (~8 ms) costs more than it saves on a cache document of a few MB."""
+    code = (
+        "import sys, json; from evallint.io import cache; "
+        "doc = json.dumps({'files': {f'p{i}': ['k' * 40, i] for i in range(20000)}}).encode(); "
+        "assert 256 * 1024 < len(doc) < cache.FAST_FROM; "
+        "assert cache._loads(doc)['files']['p7'] == ['k' * 40, 7]; "
+        "print('orjson' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_a_diff_run_imports_no_gitpython(tmp_path: Path) -> None:
     """git is asked directly: GitPython's import alone costs more than a one-file run."""
     (tmp_path / "datasets").mkdir()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import compress, repeat
@@ -35,7 +36,7 @@ from evallint.config import Config
 from evallint.digests import sha1_hex, sha256_hex
 from evallint.io import git
 from evallint.model import JSON
-from evallint.parse.jsonload import fast_parser, worth_fast
+from evallint.parse.jsonload import fast_parser
 
 FOLDER = ".evallint_cache"
 FORMAT = 6  # what a summary holds; a cache of another format is never read
@@ -188,11 +189,17 @@ def text_at(texts: Sequence[JSON], place: int) -> JSON:
     return texts[place] if 0 <= place < len(texts) else None
 
 
+# A document of the cache file from which orjson's speed pays for its import (~8 ms in a run,
+# with `dataclasses` and `uuid`): json.loads reads these documents at about 6 ms a megabyte,
+# orjson at about 4.5.
+FAST_FROM = 4 << 20
+
+
 def _loads(raw: bytes) -> JSON:
-    """The cache file's data: with the `fast` extra, orjson reads a large tree's cache in a
-    third of the time (duplicate keys do not matter here: a damaged file is only a miss); a
-    small one is not worth orjson's import."""
-    fast = fast_parser() if worth_fast(raw) else None
+    """One document of the cache file: with the `fast` extra, by orjson when the run imported
+    it already or the document is large (duplicate keys do not matter here: a damaged file is
+    only a miss); else by json."""
+    fast = fast_parser() if "orjson" in sys.modules or len(raw) >= FAST_FROM else None
     return fast[0](raw) if fast is not None else json.loads(raw)
 
 
