@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -244,6 +245,38 @@ def test_python_dash_m_and_version() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no problems" in proc.stdout
+
+
+def test_the_command_exits_without_teardown_yet_writes_everything(tmp_path: Path) -> None:
+    """`entry` ends the process with os._exit: every byte of output is flushed first, and the
+    exit code is main's. A reader that leaves early gets no traceback and no noise."""
+    questions = "".join(
+        f"  - id: q{i}\n    input: x\n    rubric_ref: rubric/missing_{i}@1.0.0\n"
+        for i in range(3000)
+    )
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "d.yaml").write_text(f"id: d\nquestions:\n{questions}")
+    cmd = [sys.executable, "-m", "evallint", "check", "--format", "json", "datasets/d.yaml"]
+    whole = subprocess.run(cmd, cwd=tmp_path, capture_output=True, check=False)
+    assert whole.returncode == 1 and whole.stderr == b""
+    assert len(json.loads(whole.stdout)["diagnostics"]) == 3000  # far past a pipe's buffer
+    text = subprocess.run(cmd[:4] + cmd[6:], cwd=tmp_path, capture_output=True, check=False)
+    assert text.returncode == 1 and text.stdout.count(b"[unknown-ref]") == 3000
+    last = text.stdout.splitlines()[-1]
+    assert last.startswith(b"1 file checked: 3000 errors in 1 file (")
+    # A command whose one write stays in the stream's buffer until the exit flushes it.
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    page = subprocess.run(
+        [*cmd[:3], "rule", "parse-error"], capture_output=True, check=False, env=buffered
+    )
+    assert page.returncode == 0 and page.stdout.startswith(b"parse-error")
+    head = subprocess.run(
+        ["sh", "-c", " ".join(cmd) + " | head -c 10 >/dev/null"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert b"Traceback" not in head.stderr and b"Exception ignored" not in head.stderr
 
 
 def test_examples_lint_clean(run: Run) -> None:

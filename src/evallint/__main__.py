@@ -1,5 +1,5 @@
 """`python -m evallint`."""
 
-from evallint.cli.main import main
+from evallint.cli.main import entry
 
-raise SystemExit(main())
+entry()

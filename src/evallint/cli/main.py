@@ -4,12 +4,13 @@ picks the exit code. Only `cli/` writes to stdout."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from evallint.about import __version__
 from evallint.errors import EvallintError
@@ -247,6 +248,21 @@ def _command_of(argv: Sequence[str] | None) -> str | None:
     """The subcommand argv starts with, when it names one: only its parser is built."""
     args = sys.argv[1:] if argv is None else argv
     return args[0] if args and args[0] in _SUBCOMMANDS else None
+
+
+def entry() -> NoReturn:
+    """The `evallint` command's process: `main`, then an exit that skips tearing the
+    interpreter down. Freeing every object a run made (a large tree's listing and cache, the
+    modules) cost a tenth of a one-file run; every file evallint writes is closed by then,
+    and only the standard streams are left to flush."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):  # the reader left (`| head`): as `main` says of a broken pipe
+        code = 0
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
