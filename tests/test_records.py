@@ -126,3 +126,25 @@ def test_methods_the_class_writes_are_kept() -> None:
 
     assert repr(Named("a")) == "<a>" and Named("a") == Named("A")
     assert hash(Named("a")) == hash(Named("A"))
+
+
+def test_a_record_class_compiles_its_init_when_it_first_makes_a_record() -> None:
+    """A check defines some fifty record classes and uses about half: each compiles its
+    `__init__` on first use. A subclass made first leaves its base's to its base."""
+
+    @record
+    class Base:
+        a: int
+        b: str = "x"
+
+    @record
+    class Child(Base):
+        c: int = 0
+
+    stub = Base.__init__
+    assert Child(1, c=2) == Child(1, "x", 2)
+    assert Base.__init__ is stub  # the child's own was compiled, not its base's
+    assert Base(1) == Base(1, "x") and Base.__init__ is not stub
+    assert Base.__init__.__qualname__.endswith("Base.__init__")
+    with pytest.raises(TypeError):
+        Base()  # type: ignore[call-arg]
