@@ -20,6 +20,7 @@ from evallint.io.git import (
     GitRepo,
     Listing,
     Pending,
+    _base_tree,
     _tagged,
     clean_blobs,
     deleted_files,
@@ -649,6 +650,31 @@ _LINES = st.one_of(
 def test_the_listing_reads_every_line_as_a_plain_reading_does(lines: list[str]) -> None:
     found = _tagged(lines)
     assert (found.files, found.blobs, found.untracked, found.deleted) == _tagged_plainly(lines)
+
+
+_TREE_ENTRIES = st.builds(
+    lambda mode, blob, path: f"{mode} {'commit' if mode == '160000' else 'blob'} {blob}\t{path}",
+    st.sampled_from(["100644", "100644", "100755", "120000", "160000"]),
+    st.sampled_from(["a" * 40, "b" * 64, "0123456789abcdef0123456789abcdef01234567"]),
+    _PATHS,
+)
+
+
+@given(st.lists(_TREE_ENTRIES, max_size=30), st.booleans())
+def test_the_base_tree_is_read_as_a_plain_reading_does(entries: list[str], plain: bool) -> None:
+    """`ls-tree -r` entries, cut at C speed when all are regular SHA-1 files, else one by one:
+    either way what a field-by-field reading gives."""
+    if plain:  # the fast path's case: regular files with SHA-1 ids only
+        entries = [e for e in entries if e[:6] in ("100644", "100755") and e[52:53] == "\t"]
+    files: dict[str, None] = {}
+    blobs: dict[str, str] = {}
+    for entry in entries:
+        head, path = entry.split("\t", 1)
+        mode, kind, blob = head.split(" ")
+        files[path] = None
+        if kind == "blob" and mode in ("100644", "100755"):
+            blobs[path] = blob
+    assert _base_tree(entries) == (files, blobs)
 
 
 def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 from evallint.errors import EvallintError
@@ -166,20 +167,7 @@ class DiffListing:
 
 def _applied(entries: list[str], changes: list[Change]) -> Listed:
     """The base's `ls-tree -r` entries with the change applied."""
-    files: dict[str, None] = {}
-    blobs: dict[str, str] = {}
-    for entry in entries:
-        # Most entries: a regular file with a SHA-1 blob id, in fixed columns
-        # ("100644 blob <40 hex>\t<path>"); else "<mode> <type> <id>\t<path>".
-        if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:
-            files[entry[53:]] = None
-            blobs[entry[53:]] = entry[12:52]
-            continue
-        meta, _, path = entry.partition("\t")
-        files[path] = None
-        mode, kind, sha = meta.split()
-        if kind == "blob" and mode in _PLAIN:
-            blobs[path] = sha
+    files, blobs = _base_tree(entries)
     gone = [c.path for c in changes if c.status == "D"]
     gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
     for path in gone:
@@ -191,6 +179,38 @@ def _applied(entries: list[str], changes: list[Change]) -> Listed:
             blobs.pop(change.path, None)
     untracked = [c.path for c in changes if c.status == "U"]
     return Listed(list(files), blobs, untracked, sorted(set(gone)))
+
+
+# Slices of an `ls-tree` entry of a regular file with a SHA-1 blob id, whose fields sit in fixed
+# columns ("100644 blob <40 hex>\t<path>").
+_HEAD, _TAB, _BLOB, _PATH = (
+    itemgetter(slice(0, 12)),
+    itemgetter(slice(52, 53)),
+    itemgetter(slice(12, 52)),
+    itemgetter(slice(53, None)),
+)
+
+
+def _base_tree(entries: list[str]) -> tuple[dict[str, None], dict[str, str]]:
+    """The files of `ls-tree -r` entries, and the blob ids of the regular ones. When every
+    entry is a regular file with a SHA-1 id (a tree without links or submodules), each field
+    is cut out at C speed, a pass over the entries each; else one entry at a time."""
+    if set(map(_TAB, entries)) <= {"\t"} and set(map(_HEAD, entries)) <= _BLOB_HEADS:
+        paths = list(map(_PATH, entries))
+        return dict.fromkeys(paths), dict(zip(paths, map(_BLOB, entries), strict=True))
+    files: dict[str, None] = {}
+    blobs: dict[str, str] = {}
+    for entry in entries:
+        if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:  # the fixed columns, as above
+            files[entry[53:]] = None
+            blobs[entry[53:]] = entry[12:52]
+            continue
+        meta, _, path = entry.partition("\t")  # "<mode> <type> <id>\t<path>"
+        files[path] = None
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode in _PLAIN:
+            blobs[path] = sha
+    return files, blobs
 
 
 def _as_tagged(statuses: list[str]) -> list[str]:
