@@ -263,7 +263,7 @@ def _cached(entry: JSON, key: str | None) -> JSON:
     return None
 
 
-SPLIT_FROM = 2000  # files to summarize from which other processes share the work
+SPLIT_FROM = 1000  # files to summarize from which other processes share the work
 
 
 def _summaries(
