@@ -691,3 +691,15 @@ def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:
     assert repo.read_many("main", ["rubrics/none.yaml"]) == {}
     with pytest.raises(EvallintError, match=r"git ls-tree failed \(exit code 128\): fatal: "):
         repo.read_many("0" * 40, ["rubrics/refunds.yaml"])
+
+
+def test_a_base_version_the_clone_lacks_fails_closed(branch: Repo, run: Run) -> None:
+    """A partial clone may lack the base's blob of a changed file: never compared as a new
+    file (which would skip its version rules), and never fetched."""
+    blob = branch.git("rev-parse", "main:rubrics/refunds.yaml").strip()
+    branch.write({"rubrics/refunds.yaml": RUBRIC.replace("30 days", "31 days")})
+    branch.git("add", "rubrics/refunds.yaml")  # staged: git's diff needs only the ids
+    (branch.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    code, out, err = run("check", "--diff", "main", cwd=branch.root)
+    assert code == 2 and out == ""
+    assert "git has no copy of 'rubrics/refunds.yaml' at " in err and "Traceback" not in err

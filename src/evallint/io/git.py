@@ -158,7 +158,10 @@ class DiffListing:
     def result(self) -> Listed:
         """The working tree's files, and the blob ids of those the change leaves as they were."""
         if self._found is None:
-            self._found = _applied(self._tree.lines() or [], self.changes())
+            entries = self._tree.lines()
+            if entries is None:  # never an empty tree: every file would look deleted
+                raise EvallintError("git could not list the base's tree")
+            self._found = _applied(entries, self.changes())
         return self._found
 
     def close(self) -> None:
@@ -235,9 +238,7 @@ def clean_blobs(root: Path) -> dict[str, str] | None:
 class Listed:
     """What `ls-files -t --stage` lines say of the working tree."""
 
-    files: list[
-        str
-    ]  # what it has: tracked files not deleted, untracked ones not ignored (unsorted)
+    files: list[str]  # tracked files not deleted, untracked ones not ignored; in no order
     blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
     untracked: list[str]
     deleted: list[str]  # tracked, and gone from it
@@ -513,8 +514,16 @@ class GitRepo:
             return {}
         asked = "".join(f"{sha}\n" for sha in blobs.values()).encode()
         out = self._must("cat-file", "--batch", input=asked)
-        found = zip(blobs, _batch_contents(out, len(blobs)), strict=True)
-        return {path: data for path, data in found if data is not None}
+        found = dict(zip(blobs, _batch_contents(out, len(blobs)), strict=True))
+        missing = sorted(path for path, data in found.items() if data is None)
+        if missing:
+            # A partial clone without the object: the base is unknown, never "a new file".
+            raise EvallintError(
+                f"git has no copy of {missing[0]!r} at {rev[:12]}, so its version there "
+                "cannot be compared (a partial clone leaves objects out): clone or fetch "
+                "without a --filter"
+            )
+        return {path: data for path, data in found.items() if data is not None}
 
 
 def _object_id(out: bytes) -> str:
@@ -549,7 +558,7 @@ def _changes(fields: list[str]) -> list[Change]:
 
 def _batch_contents(out: bytes, count: int) -> list[bytes | None]:
     """The contents `cat-file --batch` gives, each after a "<id> <type> <size>" line; None for
-    an object the clone does not have ("<id> missing")."""
+    an object the clone does not have ("<id> missing"), which the caller refuses."""
     found: list[bytes | None] = []
     at = 0
     for _ in range(count):
