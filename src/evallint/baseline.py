@@ -97,7 +97,8 @@ def base_project(head: Project, baseline: Baseline) -> Project:
     replaced = baseline.replaced  # a set made anew on each use
     kept = [e for path, e in head.entries.items() if path not in replaced]
     later = [e for path, e in head.later.items() if path not in replaced]
-    base = Project([*kept, *baseline.entries], later=later)
+    # The backing (a large tree's memo of the base) holds no changed file: it is shared.
+    base = Project([*kept, *baseline.entries], later=later, backing=head.backing)
     for ns, paths in head.broken.items():  # tree files known broken by summary alone
         for path in paths:
             if path not in replaced and path not in base.entries:

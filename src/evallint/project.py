@@ -6,8 +6,9 @@ resolve references, and its file is parsed only when a rule first reads its docu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import attrgetter, itemgetter
+from typing import Protocol
 
 from evallint.facts import Facts
 from evallint.kinds import BY_NAME, KINDS, Kind
@@ -207,14 +208,36 @@ class Later:
         return self._entry
 
 
+class Backing(Protocol):
+    """Definers of a large tree that a project asks for by id, not holds (`engine/index.py`):
+    the same `Later` each time for a file, so projects that share a backing parse it once."""
+
+    def definers(self, namespace: str, ident: str) -> Sequence[Later]: ...
+
+    def ids(self, namespace: str) -> set[str]: ...  # ids of definers with a version, in all
+
+    def at(self, path: str) -> Later | None: ...
+
+    def every(self) -> Sequence[Later]: ...
+
+
 class Project:
     def __init__(
-        self, entries: Iterable[Entry], *, ordered: bool = False, later: Iterable[Later] = ()
+        self,
+        entries: Iterable[Entry],
+        *,
+        ordered: bool = False,
+        later: Iterable[Later] = (),
+        backing: Backing | None = None,
     ) -> None:
         """`ordered`: the entries are already in the order to keep (a copy of a project);
-        `later`: definers known by their summary, parsed on first use."""
+        `later`: definers known by their summary, parsed on first use; `backing`: more
+        definers, asked for by id when a rule first looks one up (never those of `entries`
+        or `later`: the backing leaves them out)."""
         self.entries: dict[str, Entry] = {}
         self.later: dict[str, Later] = {}
+        self.backing = backing
+        self._asked: set[tuple[str, str]] = set()  # ids the backing was asked for
         self.defs: dict[tuple[str, str], list[Definition]] = {}
         self._resolved: dict[Ref, Resolution] = {}
         # (namespace, id) -> (path, repr of the version as written, None if none) of definitions
@@ -273,22 +296,57 @@ class Project:
             return
         self.defs.setdefault((ns, ident), []).append(Definition(ns, ident, version, path, held))
 
+    def _ask(self, namespace: str, ident: str) -> None:
+        """The backing's definers of this id, added once, in path order among the others as
+        if the project had held them from the start."""
+        key = (namespace, ident)
+        if self.backing is None or key in self._asked:
+            return
+        self._asked.add(key)
+        found = self.backing.definers(namespace, ident)
+        if not found:
+            return
+        for later in found:
+            self._define(
+                later.kind,
+                later.ident,
+                later.path,
+                later,
+                parse_version(later.version),
+                later.written,
+            )
+        if key in self.defs:
+            self.defs[key].sort(key=attrgetter("path"))
+        if key in self.unversioned:
+            self.unversioned[key].sort(key=itemgetter(0))
+
     def every_entry(self) -> list[Entry]:
         """Every file of the project, parsed: definers known by summary are parsed now."""
-        out = [*self.entries.values(), *(e.entry() for e in self.later.values())]
+        backed = self.backing.every() if self.backing is not None else ()
+        out = [*self.entries.values(), *(e.entry() for e in (*self.later.values(), *backed))]
         return sorted(out, key=lambda e: e.path)
 
     def document(self, path: str) -> Document | None:
         entry = self.entries.get(path)
-        if entry is None and path in self.later:
-            entry = self.later[path].entry()
+        later = self.later.get(path) if entry is None else None
+        if entry is None and later is None and self.backing is not None:
+            later = self.backing.at(path)
+        if later is not None:
+            entry = later.entry()
         return entry.doc if entry else None
 
     def ids(self, namespace: str) -> list[str]:
-        return sorted(i for ns, i in self.defs if ns == namespace)
+        own = {i for ns, i in self.defs if ns == namespace}
+        return sorted(own | self.backing.ids(namespace) if self.backing is not None else own)
 
     def versions(self, namespace: str, ident: str) -> list[Definition]:
+        self._ask(namespace, ident)
         return self.defs.get((namespace, ident), [])
+
+    def unversioned_of(self, namespace: str, ident: str) -> list[tuple[str, str | None]]:
+        """The definitions of this id whose version is missing or not semver."""
+        self._ask(namespace, ident)
+        return self.unversioned.get((namespace, ident), [])
 
     def resolve(self, ref: Ref) -> Resolution:
         found = self._resolved.get(ref)

@@ -389,7 +389,7 @@ def run_check(args: argparse.Namespace) -> int:
         blobs = None if again else chosen.blobs
         enabled = not args.no_cache
         store, uncached = open_cache(
-            root, in_git, config, chosen.tree, enabled=enabled, blobs=blobs
+            root, in_git, config, chosen.tree, enabled=enabled, blobs=blobs, base=chosen.base
         )
         report = lint(
             chosen.paths,

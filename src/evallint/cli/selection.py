@@ -35,6 +35,8 @@ class Selection:
     deleted: tuple[Entry, ...] = ()
     # The clean tracked files' blob ids, from the call that listed the tree (None: not asked).
     blobs: dict[str, str] | None = None
+    # A --diff run's base commit, and the paths whose content may not be the base's.
+    base: tuple[str, frozenset[str]] | None = None
 
 
 def choose(
@@ -114,7 +116,13 @@ def _changed(
         discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
     )
     return Selection(
-        discover.checkable(safe), tree, skipped, baseline, gone=baseline.gone, blobs=blobs
+        discover.checkable(safe),
+        tree,
+        skipped,
+        baseline,
+        gone=baseline.gone,
+        blobs=blobs,
+        base=(listing.base.sha, baseline.replaced),
     )
 
 

@@ -11,25 +11,27 @@ the run could break it. The rest of the tree is never parsed, and with a warm ca
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import chain, islice
-from operator import le
+from operator import attrgetter, le
 from typing import Protocol
 
 from evallint.config import Config
 from evallint.engine.parallel import count_for, split_map
 from evallint.io.cache import is_place, text_at
+from evallint.io.memo import Row, TreeMemo
 from evallint.io.source import Source, read_capped
 from evallint.kinds import BY_NAME, KINDS, Kind, ai_eval, kind_named, path_kind
 from evallint.kinds.base import Digest
 from evallint.model import JSON
 from evallint.parse import Document, eval_files, format_of
-from evallint.project import Entry, Later, Project
+from evallint.project import Backing, Entry, Later, Project
 from evallint.read import read_entry
 from evallint.records import record
-from evallint.refs import Ref, parse_ref
+from evallint.refs import Ref, parse_ref, parse_version
 
 
 @record
@@ -55,6 +57,12 @@ class Store(Protocol):
     def keep(self, paths: Iterable[str]) -> None: ...  # the paths asked about, to save
 
     def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
+
+    def base_changed(self) -> frozenset[str] | None: ...  # see `TreeCache.base_changed`
+
+    def memo(self) -> TreeMemo | None: ...  # the base tree's memo, when kept
+
+    def put_memo(self, rows: list[Row], missing: list[str]) -> None: ...
 
 
 @record
@@ -128,21 +136,69 @@ def build(
     gone: frozenset[str] = frozenset(),
     store: Store | None = None,
     jobs: int | None = None,
+    files: frozenset[str] | None = None,
 ) -> Indexed:
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
     `gone`: files the change deletes; `store`: summaries from earlier runs; `jobs`: processes
-    that summarize the files no summary is kept for (None: every core, for many files)."""
+    that summarize the files no summary is kept for (None: every core, for many files);
+    `files`: the tree as a set, when the caller has one."""
+    changed = _memo_changes(store, len(tree), len(linted))
+    memo = store.memo() if store is not None and changed is not None else None
+    if memo is not None and changed is not None and files is not None:
+        assert store is not None
+        return _from_memo(linted, tree, source, config, memo, changed, files, also, gone, store)
+    return _from_summaries(linted, tree, source, config, also, gone, store, jobs, changed)
+
+
+def _memo_changes(store: Store | None, tree: int, run: int) -> frozenset[str] | None:
+    """For a run that keeps and asks a memo of the base's tree, the paths whose content may
+    not be the base's; else None."""
+    if store is None or tree < MEMO_FROM or run >= MEMO_RUN_TO:
+        return None
+    return store.base_changed()
+
+
+def memo_for(store: Store | None, tree: int, run: int) -> TreeMemo | None:
+    """The memo of the base's tree a run of `run` files in a tree of `tree` asks, if any."""
+    changed = _memo_changes(store, tree, run)
+    return store.memo() if store is not None and changed is not None else None
+
+
+# Tree files from which a --diff run keeps the base's summaries as a memo (`io/memo.py`) and
+# asks it: below, reading the summary of each file is as fast as opening the memo.
+MEMO_FROM = 5000
+# Run files up to which the memo is asked: a larger run reads most definers anyway, and its
+# workers receive the whole project.
+MEMO_RUN_TO = 1000
+
+
+@record
+class _Sorted:
+    """The files outside the run, by what the index does with them."""
+
+    later: list[Later]  # definers known by summary
+    broken: list[tuple[str, str]]  # (kind, path) of definers whose id cannot be read
+    mentioning: list[tuple[str, list[Ref]]]  # files that mention the run's ids, and how
+
+
+def _from_summaries(
+    linted: Sequence[Entry],
+    tree: Sequence[str],
+    source: Source,
+    config: Config,
+    also: Sequence[Entry],
+    gone: frozenset[str],
+    store: Store | None,
+    jobs: int | None,
+    changed: frozenset[str] | None,
+) -> Indexed:
+    """The index from a summary of each file outside the run (kept, or made now); with
+    `changed` (`_memo_changes`), the memo of the base's tree is made from them too."""
     defined = _defined_ids([*linted, *also])
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     leaves = getattr(source, "outside", None)
-    later: list[Later] = []
-    broken: list[tuple[str, str]] = []  # (kind, path) of definers whose id cannot be read
-    mentioning: list[tuple[str, list[Ref]]] = []
+    out = _Sorted([], [], [])
     others: list[str] = []
-
-    def load(path: str, kind: Kind) -> Entry:
-        return _load(path, kind, source, config)
-
     rest = _rest(eval_files(tree), linted)
     # A whole run has no rest: it neither loads the cache nor asks git for content keys.
     known: Mapping[str, str] = store.known() if store is not None and rest else {}
@@ -166,7 +222,7 @@ def build(
         if isinstance(cached, str):
             refs = _refs_to(cached, named) if may_name(cached) else None
             if refs:
-                mentioning.append((path, refs))
+                out.mentioning.append((path, refs))
             continue
         summary = Summary.from_json(cached) if cached is not None else None
         if summary is None:
@@ -174,25 +230,56 @@ def build(
         else:
             summarized.append((path, summary))
     fresh = _summaries(unknown, source, config, store, jobs, texts)
-    for path, summary in chain(summarized, fresh):
+    load = partial(_load, source=source, config=config)
+    _sort_out(chain(summarized, fresh), defined, named, load, out)
+    if store is not None:
+        store.keep(others)
+        if changed is not None:  # the run keeps a memo, and found none
+            store.put_memo(*_memo_rows(rest, known, store, changed | {e.path for e in linted}))
+    return _indexed(linted, defined, named, out, out.later, source, config, gone, others, store)
+
+
+def _sort_out(
+    summaries: Iterable[tuple[str, Summary]],
+    defined: set[tuple[str, str]],
+    named: set[str],
+    load: Callable[[str, Kind], Entry],
+    out: _Sorted,
+) -> None:
+    for path, summary in summaries:
         if summary.kind is not None and not summary.ident:
-            broken.append((summary.kind, path))
+            out.broken.append((summary.kind, path))
         elif summary.kind is not None:
-            later.append(_later(path, summary, load))
+            out.later.append(_later(path, summary, load))
         elif defined and summary.mentions:
             refs = _refs_to(summary.mentions, named)
             if refs:
-                mentioning.append((path, refs))
+                out.mentioning.append((path, refs))
+
+
+def _indexed(
+    linted: Sequence[Entry],
+    defined: set[tuple[str, str]],
+    named: set[str],
+    out: _Sorted,
+    candidates: Iterable[Later],
+    source: Source,
+    config: Config,
+    gone: frozenset[str],
+    others: Sequence[str],
+    store: Store | None,
+    backing: Backing | None = None,
+) -> Indexed:
+    """The project, and the files outside the run it affects. `candidates`: the definers
+    outside the run that may refer to, or redefine, its ids."""
     # In the tree's order, as if each file were taken in turn (messages list broken files).
-    broken.sort(key=lambda b: b[1])
-    mentioning.sort(key=lambda m: m[0])
-    if store is not None:
-        store.keep(others)
-    project = Project(linted, later=later)
-    for kind_name, path in broken:
+    out.broken.sort(key=lambda b: b[1])
+    out.mentioning.sort(key=lambda m: m[0])
+    project = Project(linted, later=out.later, backing=backing)
+    for kind_name, path in out.broken:
         project.add_broken(BY_NAME[kind_name], path)
     referrers: list[Entry] = []
-    for path, refs in mentioning:
+    for path, refs in out.mentioning:
         if _might_break(refs, project):
             found = read_entry(path, source, config)
             if isinstance(found, Entry):
@@ -200,11 +287,190 @@ def build(
                 referrers.append(found)
     touched = [
         e.entry()
-        for e in later
+        for e in candidates
         if _may_touch(e, defined, named) and _touches(e.entry(), defined, project)
     ]
     naming = _naming(gone, others, source, config, store)
     return Indexed(project, tuple(touched + referrers), tuple(naming))
+
+
+def _from_memo(
+    linted: Sequence[Entry],
+    tree: Sequence[str],
+    source: Source,
+    config: Config,
+    memo: TreeMemo,
+    changed: frozenset[str],
+    files: frozenset[str],
+    also: Sequence[Entry],
+    gone: frozenset[str],
+    store: Store,
+) -> Indexed:
+    """The index of a --diff run from the memo of the base's tree: the files the change
+    leaves as the base has them are asked for by id, the few others summarized now."""
+    defined = _defined_ids([*linted, *also])
+    named = {f"{ns}/{ident}" for ns, ident in defined}
+    mine = {e.path for e in linted}
+    load = partial(_load, source=source, config=config)
+    backing = _Backed(memo, changed | mine, load, source, config)
+    out = _Sorted([], [], [])
+    # Files of the tree the memo does not serve: those the change touched (not the run's),
+    # and those not summarized when it was written.
+    own = _own(sorted((memo.missing | changed) - mine), files, store.known(), source)
+    many = len(own) >= SPLIT_FROM
+    fresh = _summaries(
+        [(p, store.known().get(p)) for p in own],
+        source,
+        config,
+        store if many else None,
+        None,
+        store.texts() if many and defined else None,
+    )
+    _sort_out(fresh, defined, named, load, out)
+    out.broken.extend(backing.broken())
+    candidates = list(out.later)
+    if defined:
+        definers, plain = backing.mentioning(sorted(named))
+        candidates += definers
+        for path, mentions in plain:
+            refs = _refs_to(mentions, named)
+            if refs:
+                out.mentioning.append((path, refs))
+        for namespace, ident in sorted(defined):
+            candidates += backing.definers(namespace, ident)
+    unique = sorted({c.path: c for c in candidates}.values(), key=attrgetter("path"))
+    others = _rest(eval_files(tree), linted) if gone else ()
+    store.keep(tree)  # every file the memo may stand for keeps its summary in the cache
+    return _indexed(
+        linted, defined, named, out, unique, source, config, gone, others, store, backing
+    )
+
+
+def _own(
+    paths: Sequence[str], files: frozenset[str], known: Mapping[str, str], source: Source
+) -> list[str]:
+    """The eval files of the tree among `paths`, but those a symlink takes out of it."""
+    leaves = getattr(source, "outside", None)
+    return [
+        p
+        for p in paths
+        if p in files
+        and format_of(p) is not None
+        and not (known.get(p) is None and leaves is not None and leaves(p))
+    ]
+
+
+def _memo_rows(
+    rest: Sequence[str], known: Mapping[str, str], store: Store, hidden: frozenset[str]
+) -> tuple[list[Row], list[str]]:
+    """The rows of a memo of the base's tree, from the summaries the cache now holds, and the
+    files it lacks: those whose content is not the base's (`hidden`), those not summarized."""
+    kept, texts = store.kept(), store.texts()
+    rows: list[Row] = []
+    missing = set(hidden)
+    for path in rest:
+        key = known.get(path)
+        found = _kept_summary(_cached(kept.get(path), key), texts) if key else None
+        if found is None or path in hidden:
+            missing.add(path)
+        else:
+            rows.append(_row(path, found))
+    return rows, sorted(missing)
+
+
+def _row(path: str, summary: Summary) -> Row:
+    if summary.kind is None:
+        return (path, None, None, None, None, None, None, summary.mentions)
+    kind = BY_NAME[summary.kind]
+    digest = None if summary.digest is None else json.dumps(summary.digest)
+    ns = kind.namespace or kind.name
+    return (
+        path,
+        kind.name,
+        ns,
+        summary.ident,
+        summary.version,
+        summary.written,
+        digest,
+        summary.mentions,
+    )
+
+
+class _Backed:
+    """The project's view of a memo (`Project.Backing`): its definers but those `hidden` (the
+    run's files, and those the change touched), each a `Later` made once, so the head and base
+    projects share it and parse its file at most once. A row that does not read as a summary
+    (a damaged memo) is summarized again from the file, which holds the base's content."""
+
+    def __init__(
+        self,
+        memo: TreeMemo,
+        hidden: frozenset[str],
+        load: Callable[[str, Kind], Entry],
+        source: Source,
+        config: Config,
+    ) -> None:
+        self._memo, self._hidden, self._load = memo, hidden, load
+        self._source, self._config = source, config
+        self._made: dict[str, Later | None] = {}
+
+    def definers(self, namespace: str, ident: str) -> list[Later]:
+        return self._laters(self._memo.definers(namespace, ident))
+
+    def ids(self, namespace: str) -> set[str]:
+        rows = self._memo.ids(namespace)
+        return {
+            i for i, path, version in rows if path not in self._hidden and parse_version(version)
+        }
+
+    def at(self, path: str) -> Later | None:
+        row = self._memo.at(path)
+        return self._laters([row])[0] if row is not None and path not in self._hidden else None
+
+    def every(self) -> list[Later]:
+        return self._laters(self._memo.every())
+
+    def broken(self) -> list[tuple[str, str]]:
+        """(kind, path) of the definers whose id cannot be read."""
+        rows = self._memo.broken()
+        return [(s.kind, p) for p, s in self._summaries(rows) if s.kind and not s.ident]
+
+    def mentioning(self, names: Sequence[str]) -> tuple[list[Later], list[tuple[str, str]]]:
+        """The files that mention any of `names`: definers, and (path, mentions) of others."""
+        rows = self._memo.mentioning(names)
+        plain = [(p, s.mentions) for p, s in self._summaries(rows) if s.kind is None]
+        return self._laters(rows), plain
+
+    def _laters(self, rows: Iterable[Row]) -> list[Later]:
+        out = []
+        for row in rows:
+            path = row[0]
+            if path in self._hidden:
+                continue
+            if path not in self._made:
+                summary = self._summary(row)
+                known = summary.kind is not None and summary.ident
+                self._made[path] = _later(path, summary, self._load) if known else None
+            later = self._made[path]
+            if later is not None:
+                out.append(later)
+        return out
+
+    def _summaries(self, rows: Iterable[Row]) -> list[tuple[str, Summary]]:
+        return [(row[0], self._summary(row)) for row in rows if row[0] not in self._hidden]
+
+    def _summary(self, row: Row) -> Summary:
+        path, kind, _, ident, version, written, digest, mentions = row
+        try:
+            loaded = None if digest is None else json.loads(digest)
+        except (TypeError, ValueError, RecursionError):
+            loaded = False
+        data: JSON = mentions if kind is None else [mentions, kind, ident, version, written, loaded]
+        summary = Summary.from_json(data)
+        if summary is None:
+            raw = _bytes(path, self._source, self._config) or b""
+            summary = _summarize(path, raw, self._source, self._config)
+        return summary
 
 
 def _rest(files: list[str], linted: Sequence[Entry]) -> list[str]:

@@ -65,7 +65,7 @@ def lint(
     learn, know = getattr(source, "learn_links", None), getattr(source, "know_links", None)
     if learn is not None and links is not None:
         learn(run.files, links)  # the walk that listed the tree saw every link
-    elif know is not None and len(run.files) >= KNOW_LINKS_FROM and _asks_many(paths, store):
+    elif know is not None and len(run.files) >= KNOW_LINKS_FROM and _asks_many(paths, store, tree):
         know(run.files)  # one directory read per folder, not a symlink check per file
     run.others = Others(source, config, run.files, run.outside)
     root = getattr(source, "root", None)
@@ -79,7 +79,15 @@ def lint(
     checked = len(entries) + len(_unread(entries, run.diagnostics))
     also = baseline.entries if baseline else list(deleted)
     indexed = index.build(
-        entries, tree, source, config, also=also, gone=gone, store=store, jobs=jobs
+        entries,
+        tree,
+        source,
+        config,
+        also=also,
+        gone=gone,
+        store=store,
+        jobs=jobs,
+        files=run.files,
     )
     head = indexed.project
     base = base_of(head, baseline)  # built once
@@ -117,12 +125,14 @@ def _unread(entries: Sequence[Entry], diagnostics: Sequence[Diagnostic]) -> set[
     return failed - {e.path for e in entries if e.path in failed} if failed else failed
 
 
-def _asks_many(paths: Sequence[str], store: index.Store | None) -> bool:
+def _asks_many(paths: Sequence[str], store: index.Store | None, tree: Sequence[str]) -> bool:
     """Whether the run will ask of most of the tree's files whether they lead out of the
     project: it reads many files, or summarizes the tree with no cache to take summaries from.
     A warm partial run asks only of the files git does not know clean (and of the files its own
     files name): a stat each beats reading every folder of a large tree."""
-    return len(paths) >= KNOW_LINKS_FROM or store is None or not store.kept()
+    if len(paths) >= KNOW_LINKS_FROM or store is None:
+        return True
+    return index.memo_for(store, len(tree), len(paths)) is None and not store.kept()
 
 
 def _broken_by_deletion(

@@ -36,6 +36,7 @@ from evallint.about import __version__
 from evallint.config import Config
 from evallint.digests import sha1_hex, sha256_hex
 from evallint.io import git
+from evallint.io.memo import Row, TreeMemo
 from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser
 
@@ -58,9 +59,13 @@ class TreeCache:
         stamp: str,
         in_git: bool,
         blobs: Mapping[str, str] | None = None,
+        base: tuple[str, frozenset[str]] | None = None,
     ) -> None:
         self._root, self._in_git, self._blobs = root, in_git, blobs
         self._folder, self._stamp = folder, stamp
+        self._base = base if folder is not None else None
+        self._memo: TreeMemo | bool | None = False  # False: not opened yet
+        self._new_memo: tuple[list[Row], list[str]] | None = None
         self._known: Mapping[str, str] | None = None
         self._entries: dict[str, list[JSON]] | None = None
         self._texts_raw = b""  # the second document, parsed when a run first asks for it
@@ -114,6 +119,32 @@ class TreeCache:
         collection is kept as it is, not copied: the caller leaves it unchanged."""
         self._used.append(paths if isinstance(paths, list | tuple | set | frozenset) else [*paths])
 
+    def base_changed(self) -> frozenset[str] | None:
+        """For a --diff run whose listing gave the base's blob ids (`blobs`): the paths whose
+        content may not be the base's (changed, renamed either way, untracked). None: no
+        memo of the base's tree (`io/memo.py`) is kept for this run."""
+        return self._base[1] if self._base is not None else None
+
+    def memo(self) -> TreeMemo | None:
+        """The memo of the base's tree; None when there is none (yet)."""
+        if self._memo is False:
+            from evallint.io.memo import open_memo
+
+            file = self._memo_file
+            self._memo = open_memo(file) if file is not None else None
+        return self._memo if isinstance(self._memo, TreeMemo) else None
+
+    def put_memo(self, rows: list[Row], missing: list[str]) -> None:
+        """The memo of the base's tree, to write when the run saves."""
+        self._new_memo = (rows, missing)
+
+    @cached_property
+    def _memo_file(self) -> Path | None:
+        if self._base is None or self._folder is None:
+            return None
+        stamp = _digest(f"{__version__} {FORMAT} {self._stamp}")
+        return self._folder / f"memo-{stamp}-{self._base[0]}.sqlite"
+
     def grep(self, needles: Sequence[bytes]) -> set[str] | None:
         """The files that hold any of the strings, from git's own search; None: not known."""
         return git.grep_files(self._root, needles) if self._in_git else None
@@ -121,14 +152,18 @@ class TreeCache:
     def save(self) -> None:
         """Write what this run learnt, keeping only the paths it asked about (deleted files
         drop out); a folder that cannot be written leaves the run uncached, never failing it."""
+        if isinstance(self._memo, TreeMemo):
+            self._memo.close()
+        if self._new_memo is not None and self._memo_file is not None and self._made_folder():
+            from evallint.io.memo import write_memo
+
+            write_memo(self._memo_file, *self._new_memo)
         if not self._dirty or self._entries is None or self._file is None or self._folder is None:
             return
         data = self._documents()
         with contextlib.suppress(OSError):
-            self._folder.mkdir(parents=True, exist_ok=True)
-            ignore = self._folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Made by evallint: the cache is never committed.\n*\n")
+            if not self._made_folder():
+                return
             import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
 
             fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
@@ -139,6 +174,18 @@ class TreeCache:
             finally:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+    def _made_folder(self) -> bool:
+        """The folder, made with the `.gitignore` that keeps it out of git; False: it cannot be."""
+        assert self._folder is not None
+        try:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            ignore = self._folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Made by evallint: the cache is never committed.\n*\n")
+        except OSError:
+            return False
+        return True
 
     def _documents(self) -> str:
         """The file's two lines: the summaries of the paths this run asked about, each text a
@@ -224,10 +271,12 @@ def open_cache(
     *,
     enabled: bool,
     blobs: Mapping[str, str] | None = None,
+    base: tuple[str, frozenset[str]] | None = None,
 ) -> tuple[TreeCache, str | None]:
     """The run's cache, and why it is not kept on disk when it is not (None: it is);
     `tree`: the project's files; `blobs`: the clean files' blob ids, when the listing gave
-    them (they must still describe the working tree)."""
+    them (they must still describe the working tree); `base`: a --diff run's base commit and
+    the paths the change touched, when `blobs` are the base's (`TreeCache.base_changed`)."""
     # What a summary depends on besides the bytes: the kind a path is given, the size limit.
     stamp = repr((config.kinds, config.max_file_size))
     folder: Path | None = root / FOLDER
@@ -238,7 +287,10 @@ def open_cache(
         folder, why = None, f"{FOLDER} is a symlink, so it is not used"
     elif _lists_cache(tree):
         folder, why = None, f"{FOLDER}/ is part of the change or the tree, so it is not used"
-    return TreeCache(root, folder, stamp, in_git, blobs), why
+    if base is not None and blobs is not None:
+        # A memo holds the whole tree: which files it lists depends on the exclusions too.
+        base = (f"{base[0]}-{_digest(repr(config.exclude))}", base[1])
+    return TreeCache(root, folder, stamp, in_git, blobs, base if blobs is not None else None), why
 
 
 def _lists_cache(tree: Sequence[str]) -> bool:

@@ -60,7 +60,7 @@ def unknown_ref(doc: Document, ctx: Context) -> Iterator[Finding]:
     for pointer, res in resolutions(doc, ctx):
         if res.outcome == "unknown-id":
             ref = res.ref
-            broken = ctx.project.unversioned.get((ref.namespace, ref.id))
+            broken = ctx.project.unversioned_of(ref.namespace, ref.id)
             if broken:
                 path, written = broken[0]
                 why = (
