@@ -1,0 +1,252 @@
+"""The memo of a base's tree: a --diff run that asks it by id finds what one that reads every
+file finds, after any change, and a damaged, stale or planted memo is never believed.
+Real git repositories in temporary folders; the tree-size threshold is lowered to reach them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evallint.engine import index
+from evallint.io import memo as memo_module
+from evallint.io.cache import FOLDER
+from evallint.io.source import FsSource
+from test_git import Repo
+
+Run = Callable[..., tuple[int, str, str]]
+
+pytestmark = pytest.mark.usefixtures("no_ci_env")
+
+
+def _judge(ident: str, version: str = "1.0.0") -> str:
+    return (
+        f'id: {ident}\nversion: "{version}"\nscore_type: continuous\n'
+        "template: |\n  Rate from 0 to 1.\n  Reply: {{ output }}\n"
+    )
+
+
+def _rubric(ident: str, version: str = "1.0.0", judge: str = "j0@1.0.0") -> str:
+    return (
+        f'id: {ident}\nversion: "{version}"\nchecks:\n'
+        f"  - kind: llm_judge\n    id: tone\n    judge_prompt_ref: judge/{judge}\n"
+        "scoring:\n  combine: all_pass\n"
+    )
+
+
+def _dataset(ref: str) -> str:
+    return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
+
+
+BASE = {
+    **{f"judges/j{i}.yaml": _judge(f"j{i}") for i in range(3)},
+    **{f"rubrics/r{i}.yaml": _rubric(f"r{i}", judge=f"j{i % 3}@1.0.0") for i in range(6)},
+    **{f"datasets/d{i}.yaml": _dataset(f"rubric/r{i}@1.0.0") for i in range(6)},
+    "rubrics/unversioned.yaml": _rubric("loose").replace('"1.0.0"', "1", 1),
+    "rubrics/broken.yaml": "id: [\n",
+    "datasets/loose.yaml": _dataset("rubric/loose@1.0.0"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _memo_in_small_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index, "MEMO_FROM", 1)
+
+
+def _repo(root: Path) -> Repo:
+    repo = Repo(root)
+    repo.commit(BASE, "base")
+    return repo
+
+
+def _findings(run: Run, repo: Repo, *flags: str) -> tuple[int, list[dict[str, object]]]:
+    code, out, err = run("check", "--diff", "main", "--format", "json", *flags, cwd=repo.root)
+    assert code in (0, 1), err
+    return code, json.loads(out)["diagnostics"]
+
+
+def _memos(repo: Repo) -> list[Path]:
+    return sorted((repo.root / FOLDER).glob("memo-*.sqlite"))
+
+
+def _same_as_reading_every_file(run: Run, repo: Repo) -> None:
+    assert _findings(run, repo) == _findings(run, repo, "--no-cache")
+
+
+def _change(repo: Repo, step: str, i: int, n: int) -> None:
+    """One random change of the base's tree, staged or not."""
+    rubric = repo.root / f"rubrics/r{i}.yaml"
+    if step == "v" and rubric.exists():
+        rubric.write_text(_rubric(f"r{i}", ["1.0.0", "1.1.0", "2.0.0"][n % 3]))
+    elif step == "p":
+        repo.write({f"datasets/d{i}.yaml": _dataset(f"rubric/r{n % 6}@{['1.0.0', '^2'][n % 2]}")})
+    elif step == "j":
+        repo.write({f"judges/j{i % 3}.yaml": _judge(f"j{i % 3}", "2.0.0")})
+    elif step == "d" and rubric.exists():
+        rubric.unlink()
+    elif step == "m" and rubric.exists():
+        rubric.rename(repo.root / f"rubrics/moved{i}-{n}.yaml")
+    elif step == "n":
+        # A second r{n}, after the first in path order: the memo's is added to the project last.
+        repo.write({f"rubrics/z{i}.yaml": _rubric(f"r{n % 6}", "1.0.0")})
+    elif step == "b" and rubric.exists():
+        rubric.write_text("id: [\n")
+    elif step == "f":
+        repo.write({"rubrics/broken.yaml": _rubric("fixed")})
+    elif step == "s":
+        repo.git("add", "-A")
+    elif step == "c":
+        repo.git("checkout", "-q", "--", ".")
+
+
+def test_a_memo_is_written_once_and_then_asked(run: Run, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
+    cold = _findings(run, repo)
+    assert len(_memos(repo)) == 1
+    stamp = _memos(repo)[0].stat().st_mtime_ns
+    assert _findings(run, repo) == cold == _findings(run, repo, "--no-cache")
+    assert _memos(repo)[0].stat().st_mtime_ns >= stamp  # touched when used, not rewritten
+
+
+def test_a_run_that_asks_the_memo_reads_only_its_own_files(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0"), "datasets/d2.yaml": _dataset("x")})
+    _findings(run, repo)  # writes the memo
+    reads: list[str] = []
+    real = FsSource.read_capped
+
+    def counting(self: FsSource, path: str, limit: int | None) -> bytes | int:
+        reads.append(path)
+        return real(self, path, limit)
+
+    monkeypatch.setattr(FsSource, "read_capped", counting)
+    _, found = _findings(run, repo)
+    # Its two files, and d1, whose pin of r1 the change may break: never the rest of the tree
+    # (what rules read of r1's judge is in its summary).
+    assert sorted(set(reads)) == ["datasets/d1.yaml", "datasets/d2.yaml", "rubrics/r1.yaml"]
+    assert found
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("vpjdmnbfsc"), st.integers(0, 5)), max_size=8),
+    st.booleans(),
+)
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_run_that_asks_the_memo_finds_what_reading_every_file_finds(
+    tmp_path_factory: pytest.TempPathFactory, run: Run, steps: list[tuple[str, int]], remake: bool
+) -> None:
+    """The memo is made by the first run, before any change, and asked after each change.
+    `remake`: it is made again after the first change, so it lacks the files that change
+    touched, and asked after each next one, which may leave them as the base has them."""
+    repo = _repo(tmp_path_factory.mktemp("memo") / "repo")
+    _same_as_reading_every_file(run, repo)
+    assert len(_memos(repo)) == 1
+    for n, (step, i) in enumerate(steps):
+        _change(repo, step, i, n)
+        if remake and n == 0:
+            _memos(repo)[0].unlink()
+        _same_as_reading_every_file(run, repo)
+    assert len(_memos(repo)) == 1
+
+
+def test_a_file_the_memo_lacks_is_read_when_the_change_leaves_it_alone(
+    run: Run, tmp_path: Path
+) -> None:
+    """Made while r1 was changed, the memo lacks r1; reverted, r1 is the base's again."""
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
+    _findings(run, repo)
+    repo.git("checkout", "-q", "--", ".")
+    repo.write({"datasets/d2.yaml": _dataset("rubric/r1@1.0.0")})
+    code, found = _findings(run, repo)
+    assert (code, found) == _findings(run, repo, "--no-cache")
+    assert code == 0
+
+
+def test_a_second_definer_in_the_memo_takes_its_place_in_path_order(
+    run: Run, tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    _findings(run, repo)
+    repo.write({"rubrics/z.yaml": _rubric("r1")})
+    code, found = _findings(run, repo)
+    assert (code, found) == _findings(run, repo, "--no-cache")
+    assert found
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a database", b"SQLite format 3\x00" + b"\x00" * 90])
+def test_a_damaged_memo_is_ignored_and_written_again(
+    run: Run, tmp_path: Path, damage: bytes
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r2.yaml": _rubric("r2", "2.0.0")})
+    first = _findings(run, repo)
+    [memo] = _memos(repo)
+    memo.write_bytes(damage)
+    assert _findings(run, repo) == first
+    assert memo_module.open_memo(memo) is not None  # written again, whole
+
+
+def test_a_row_that_does_not_read_is_summarized_from_its_file(run: Run, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.write({"datasets/d4.yaml": _dataset("rubric/r4@2.0.0")})
+    first = _findings(run, repo)
+    [memo] = _memos(repo)
+    db = sqlite3.connect(memo)
+    db.execute("UPDATE files SET kind = 'nonsense', digest = '{' WHERE path = 'rubrics/r4.yaml'")
+    db.commit()
+    db.close()
+    assert _findings(run, repo) == first
+
+
+def test_a_memo_is_never_written_where_the_tree_could_plant_one(run: Run, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.commit({f"{FOLDER}/note.txt": "planted\n"}, "plant")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
+    _findings(run, repo)
+    assert _memos(repo) == []
+
+
+def test_only_the_latest_used_memos_are_kept(tmp_path: Path) -> None:
+    folder = tmp_path / FOLDER
+    folder.mkdir()
+    for n in range(6):
+        old = folder / f"memo-s-{n}.sqlite"
+        old.write_bytes(b"")
+        import os
+
+        os.utime(old, (n, n))
+    memo_module.write_memo(folder / "memo-s-new.sqlite", [], [])
+    kept = sorted(p.name for p in folder.glob("memo-*.sqlite"))
+    assert kept == ["memo-s-3.sqlite", "memo-s-4.sqlite", "memo-s-5.sqlite", "memo-s-new.sqlite"]
+
+
+def test_a_memo_answers_by_id_and_by_mention(tmp_path: Path) -> None:
+    file = tmp_path / "memo-s-x.sqlite"
+    rows: list[memo_module.Row] = [
+        ("a.yaml", None, None, None, None, None, None, "rubric/r@1 rubric/s"),
+        ("b.yaml", "rubric", "rubric", "r", "1.0.0", "'1.0.0'", None, "judge/j@1"),
+        ("c.yaml", "rubric", "rubric", "", None, None, None, ""),
+    ]
+    memo_module.write_memo(file, rows, ["gone.yaml"])
+    memo = memo_module.open_memo(file)
+    assert memo is not None
+    assert memo.missing == {"gone.yaml"}
+    assert memo.definers("rubric", "r") == [rows[1]]
+    assert memo.mentioning(["rubric/r"]) == [rows[0]]
+    assert memo.mentioning(["judge/j", "rubric/s"]) == [rows[0], rows[1]]
+    assert memo.mentioning(["rubric/r@1"]) == []  # names are ids, not pins
+    assert memo.broken() == [rows[2]]
+    assert memo.at("b.yaml") == rows[1] and memo.at("a.yaml") is None
+    assert memo.ids("rubric") == [("r", "b.yaml", "1.0.0")]
+    memo.close()
