@@ -370,8 +370,14 @@ def _memo_rows(
     missing = set(hidden)
     for path in rest:
         key = known.get(path)
-        found = _kept_summary(_cached(kept.get(path), key), texts) if key else None
-        if found is None or path in hidden:
+        cached = _cached(kept.get(path), key) if key and path not in hidden else None
+        if type(cached) is int:  # most files: they define nothing, and mention this text
+            cached = text_at(texts, cached)
+        if isinstance(cached, str):
+            rows.append((path, None, None, None, None, None, None, cached))
+            continue
+        found = Summary.from_json(cached) if cached is not None else None
+        if found is None:
             missing.add(path)
         else:
             rows.append(_row(path, found))

@@ -19,8 +19,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from array import array
+from collections import defaultdict
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -154,11 +157,11 @@ def _fill(db: sqlite3.Connection, rows: Sequence[Row], missing: Sequence[str]) -
         f"INSERT INTO files(id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         ((i, *row) for i, row in enumerate(rows)),
     )
-    by_name: dict[str, array[int]] = {}
+    by_name: defaultdict[str, array[int]] = defaultdict(partial(array, "I"))
     for i, row in enumerate(rows):
         if row[7]:
-            for name in {m.partition("@")[0] for m in row[7].split(" ")}:
-                by_name.setdefault(name, array("I")).append(i)
+            for name in dict.fromkeys(_names(row[7])):
+                by_name[name].append(i)
     db.executemany(
         "INSERT INTO names VALUES (?, ?)", ((n, a.tobytes()) for n, a in by_name.items())
     )
@@ -175,6 +178,10 @@ def _prune(folder: Path, prefix: str) -> None:
         )
         for _, old in found[:-KEEP]:
             old.unlink()
+
+
+# The ids a file's mentions name: each space-separated text up to its pin.
+_names = re.compile(r"(?:(?<= )|^)[^ @]+").findall
 
 
 def _marks(count: int) -> str:
