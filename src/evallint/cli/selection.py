@@ -106,6 +106,7 @@ def _changed(
     repo = GitRepo(root)
     listing = DiffListing(root, repo.base(diff or None, os.environ), untracked)
     try:
+        listing.read_base()
         baseline = load_baseline(repo, listing.base, config, listing.changes())
         tree, blobs = discover.listing(root, in_git, config, listing)
     finally:
