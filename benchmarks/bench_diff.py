@@ -6,7 +6,9 @@ For each tree size, in paired runs (median, with the spread, ratios pair by pair
 - `check --diff main` with a warm cache, against the floor: the same 3 files checked in a
   repository that holds nothing else (`--no-cache`), which is the cost of the change alone;
 - `check --diff main` with a cold cache (removed before each run), against the same floor;
-- the 3 files named on the command line in the full tree (pre-commit's shape), warm.
+- the 3 files named on the command line in the full tree (pre-commit's shape), warm;
+- git alone saying what changed (`git diff --name-status main` beside the untracked walk, as
+  a --diff run starts them), against the same floor: what any tool that asks git pays.
 """
 
 from __future__ import annotations
@@ -93,11 +95,15 @@ def measure(files: int, runs: int, tmp: Path) -> list[str]:
     warm_w, floor_w, warm_r = paired(diff, floor, tree, runs)
     cold_w, _, cold_r = paired(cold, floor, tree, runs)
     named_w, _, named_r = paired(named, floor, tree, runs)
+    asked = "git diff --name-status -z main -- & git ls-files -z --others --exclude-standard; wait"
+    git_w, _, git_r = paired(["sh", "-c", f"({asked}) >/dev/null"], floor, tree, runs)
     return [
         f"| {files:,} | `--diff main`, warm cache | {spread(warm_w, ' s')} | "
         f"{spread(floor_w, ' s')} | {spread(warm_r)}x |",
         f"| {files:,} | `--diff main`, cold cache | {spread(cold_w, ' s')} | | {spread(cold_r)}x |",
         f"| {files:,} | the 3 files named, warm | {spread(named_w, ' s')} | | {spread(named_r)}x |",
+        f"| {files:,} | git alone: the change and the untracked files | {spread(git_w, ' s')} | "
+        f"| {spread(git_r)}x |",
     ]
 
 
@@ -113,7 +119,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for files in args.files:
             rows += measure(files, args.runs, Path(tmp))
-            print(rows[-3:], file=sys.stderr, flush=True)
+            print(rows[-4:], file=sys.stderr, flush=True)
     print(f"3 files changed; median (min to max) of {args.runs} paired runs")
     print("\n".join(rows))
     return 0

@@ -166,7 +166,7 @@ def memo_for(store: Store | None, tree: int, run: int) -> TreeMemo | None:
 
 # Tree files from which a --diff run keeps the base's summaries as a memo (`io/memo.py`) and
 # asks it: below, reading the summary of each file is as fast as opening the memo.
-MEMO_FROM = 5000
+MEMO_FROM = 2000
 # Run files up to which the memo is asked: a larger run reads most definers anyway, and its
 # workers receive the whole project.
 MEMO_RUN_TO = 1000
