@@ -70,6 +70,14 @@ def _findings(run: Run, repo: Repo, *flags: str) -> tuple[int, list[dict[str, ob
     return code, json.loads(out)["diagnostics"]
 
 
+def _warmed(run: Run, repo: Repo) -> tuple[int, list[dict[str, object]]]:
+    """Run twice: the first run fills the cache, the second writes the memo from it."""
+    _findings(run, repo)
+    found = _findings(run, repo)
+    assert len(_memos(repo)) == 1
+    return found
+
+
 def _memos(repo: Repo) -> list[Path]:
     return sorted((repo.root / FOLDER).glob("memo-*.sqlite"))
 
@@ -108,6 +116,8 @@ def test_a_memo_is_written_once_and_then_asked(run: Run, tmp_path: Path) -> None
     repo = _repo(tmp_path / "repo")
     repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
     cold = _findings(run, repo)
+    assert _memos(repo) == []  # a cold cache: no memo, which a CI job would never ask
+    assert _findings(run, repo) == cold
     assert len(_memos(repo)) == 1
     stamp = _memos(repo)[0].stat().st_mtime_ns
     assert _findings(run, repo) == cold == _findings(run, repo, "--no-cache")
@@ -119,7 +129,7 @@ def test_a_run_that_asks_the_memo_reads_only_its_own_files(
 ) -> None:
     repo = _repo(tmp_path / "repo")
     repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0"), "datasets/d2.yaml": _dataset("x")})
-    _findings(run, repo)  # writes the memo
+    _warmed(run, repo)
     reads: list[str] = []
     real = FsSource.read_capped
 
@@ -149,12 +159,12 @@ def test_a_run_that_asks_the_memo_finds_what_reading_every_file_finds(
     `remake`: it is made again after the first change, so it lacks the files that change
     touched, and asked after each next one, which may leave them as the base has them."""
     repo = _repo(tmp_path_factory.mktemp("memo") / "repo")
-    _same_as_reading_every_file(run, repo)
-    assert len(_memos(repo)) == 1
+    _warmed(run, repo)
     for n, (step, i) in enumerate(steps):
         _change(repo, step, i, n)
         if remake and n == 0:
             _memos(repo)[0].unlink()
+            _findings(run, repo)
         _same_as_reading_every_file(run, repo)
     assert len(_memos(repo)) == 1
 
@@ -165,7 +175,7 @@ def test_a_file_the_memo_lacks_is_read_when_the_change_leaves_it_alone(
     """Made while r1 was changed, the memo lacks r1; reverted, r1 is the base's again."""
     repo = _repo(tmp_path / "repo")
     repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
-    _findings(run, repo)
+    _warmed(run, repo)
     repo.git("checkout", "-q", "--", ".")
     repo.write({"datasets/d2.yaml": _dataset("rubric/r1@1.0.0")})
     code, found = _findings(run, repo)
@@ -177,7 +187,7 @@ def test_a_second_definer_in_the_memo_takes_its_place_in_path_order(
     run: Run, tmp_path: Path
 ) -> None:
     repo = _repo(tmp_path / "repo")
-    _findings(run, repo)
+    _warmed(run, repo)
     repo.write({"rubrics/z.yaml": _rubric("r1")})
     code, found = _findings(run, repo)
     assert (code, found) == _findings(run, repo, "--no-cache")
@@ -190,7 +200,7 @@ def test_a_damaged_memo_is_ignored_and_written_again(
 ) -> None:
     repo = _repo(tmp_path / "repo")
     repo.write({"rubrics/r2.yaml": _rubric("r2", "2.0.0")})
-    first = _findings(run, repo)
+    first = _warmed(run, repo)
     [memo] = _memos(repo)
     memo.write_bytes(damage)
     assert _findings(run, repo) == first
@@ -200,7 +210,7 @@ def test_a_damaged_memo_is_ignored_and_written_again(
 def test_a_row_that_does_not_read_is_summarized_from_its_file(run: Run, tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo")
     repo.write({"datasets/d4.yaml": _dataset("rubric/r4@2.0.0")})
-    first = _findings(run, repo)
+    first = _warmed(run, repo)
     [memo] = _memos(repo)
     db = sqlite3.connect(memo)
     db.execute("UPDATE files SET kind = 'nonsense', digest = '{' WHERE path = 'rubrics/r4.yaml'")
@@ -213,6 +223,7 @@ def test_a_memo_is_never_written_where_the_tree_could_plant_one(run: Run, tmp_pa
     repo = _repo(tmp_path / "repo")
     repo.commit({f"{FOLDER}/note.txt": "planted\n"}, "plant")
     repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
+    _findings(run, repo)
     _findings(run, repo)
     assert _memos(repo) == []
 

@@ -229,12 +229,15 @@ def _from_summaries(
             unknown.append((path, key))
         else:
             summarized.append((path, summary))
+    # A memo is made from a warm cache: a run that finds none (a CI job's, each time) would
+    # pay for one no run may ask, and the next run at this base makes it anyway.
+    warm = bool(kept)
     fresh = _summaries(unknown, source, config, store, jobs, texts)
     load = partial(_load, source=source, config=config)
     _sort_out(chain(summarized, fresh), defined, named, load, out)
     if store is not None:
         store.keep(others)
-        if changed is not None:  # the run keeps a memo, and found none
+        if changed is not None and warm:  # the run keeps a memo, and found none
             store.put_memo(*_memo_rows(rest, known, store, changed | {e.path for e in linted}))
     return _indexed(linted, defined, named, out, out.later, source, config, gone, others, store)
 
