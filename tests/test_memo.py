@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evallint.engine import index
+from evallint.errors import EvallintError
 from evallint.io import memo as memo_module
 from evallint.io.cache import FOLDER
 from evallint.io.source import FsSource
@@ -217,6 +218,21 @@ def test_a_row_that_does_not_read_is_summarized_from_its_file(run: Run, tmp_path
     db.commit()
     db.close()
     assert _findings(run, repo) == first
+
+
+def test_a_memo_that_fails_in_the_middle_of_a_run_stops_it_and_is_removed(
+    tmp_path: Path,
+) -> None:
+    """Damage that the opening checks cannot see (a disk that fails under a query) is no
+    traceback: the run stops with a clear message, and the next run writes the memo again."""
+    file = tmp_path / "memo-s-x.sqlite"
+    memo_module.write_memo(file, [("a.yaml", None, None, None, None, None, None, "")], [])
+    memo = memo_module.open_memo(file)
+    assert memo is not None
+    memo._db = sqlite3.connect(":memory:")  # a database without the memo's tables
+    with pytest.raises(EvallintError, match=r"could not be read \(no such table: files\)"):
+        memo.definers("rubric", "r")
+    assert not file.exists()
 
 
 def test_a_memo_is_never_written_where_the_tree_could_plant_one(run: Run, tmp_path: Path) -> None:

@@ -25,7 +25,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from evallint.errors import EvallintError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -55,8 +57,8 @@ _CHUNK = 500  # parameters a query takes at once (SQLite's limit is far above)
 class TreeMemo:
     """An open memo: the base's eval files, but `missing` (not summarized when it was made)."""
 
-    def __init__(self, db: sqlite3.Connection, missing: frozenset[str]) -> None:
-        self._db, self.missing = db, missing
+    def __init__(self, db: sqlite3.Connection, missing: frozenset[str], file: Path) -> None:
+        self._db, self.missing, self._file = db, missing, file
 
     def definers(self, namespace: str, ident: str) -> list[Row]:
         where = "kind IS NOT NULL AND ns = ? AND ident = ?"
@@ -79,7 +81,7 @@ class TreeMemo:
     def ids(self, namespace: str) -> list[tuple[str, str, str | None]]:
         """(id, path, version) of the namespace's definers whose id can be read."""
         query = "SELECT ident, path, version FROM files WHERE kind IS NOT NULL AND ns = ?"
-        return [r for r in self._db.execute(query, (namespace,)).fetchall() if r[0]]
+        return [r for r in self._rows(query, (namespace,)) if r[0]]
 
     def mentioning(self, names: Sequence[str]) -> list[Row]:
         """The files that mention any of the ids ("rubric/tone": a mention's text before any
@@ -88,7 +90,7 @@ class TreeMemo:
         for start in range(0, len(names), _CHUNK):
             part = names[start : start + _CHUNK]
             query = f"SELECT ids FROM names WHERE name IN ({_marks(len(part))})"
-            for (packed,) in self._db.execute(query, part):
+            for (packed,) in self._rows(query, part):
                 ids.update(_unpacked(packed))
         found: list[Row] = []
         ordered = sorted(ids)
@@ -101,8 +103,21 @@ class TreeMemo:
     def close(self) -> None:
         self._db.close()
 
-    def _rows(self, query: str, args: Sequence[object] = ()) -> list[Row]:
-        return self._db.execute(query, args).fetchall()
+    def _rows(self, query: str, args: Sequence[object] = ()) -> list[Any]:
+        """The rows a query gives. A memo that fails in the middle of a run (its disk failed,
+        or it was written over) cannot be stepped around: the run stops and says so, and the
+        memo is removed, so the next run writes it again."""
+        import sqlite3
+
+        try:
+            return self._db.execute(query, args).fetchall()
+        except sqlite3.Error as e:
+            with contextlib.suppress(OSError):
+                self._file.unlink()
+            raise EvallintError(
+                f"the memo {self._file.name} in the cache folder could not be read ({e}); it is "
+                "removed: run again"
+            ) from None
 
 
 def open_memo(file: Path) -> TreeMemo | None:
@@ -119,14 +134,15 @@ def open_memo(file: Path) -> TreeMemo | None:
         if not (isinstance(missing, list) and all(isinstance(p, str) for p in missing)):
             db.close()
             return None
-        db.execute(f"SELECT {_COLUMNS} FROM files LIMIT 1").fetchall()  # the columns are ours
+        db.execute(f"SELECT {_COLUMNS} FROM files LIMIT 1").fetchall()  # the tables are ours
+        db.execute("SELECT name, ids FROM names LIMIT 1").fetchall()
     except (sqlite3.Error, ValueError):
         if db is not None:
             db.close()
         return None
     with contextlib.suppress(OSError):
         os.utime(file)  # used now: the latest used are the ones kept
-    return TreeMemo(db, frozenset(missing))
+    return TreeMemo(db, frozenset(missing), file)
 
 
 def write_memo(file: Path, rows: Sequence[Row], missing: Sequence[str]) -> None:
