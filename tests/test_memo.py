@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -233,6 +234,19 @@ def test_a_memo_that_fails_in_the_middle_of_a_run_stops_it_and_is_removed(
     with pytest.raises(EvallintError, match=r"could not be read \(no such table: files\)"):
         memo.definers("rubric", "r")
     assert not file.exists()
+
+
+def test_a_python_without_sqlite_runs_without_a_memo(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "1.1.0")})
+    first = _warmed(run, repo)
+    monkeypatch.setitem(sys.modules, "sqlite3", None)  # `import sqlite3` raises ImportError
+    assert _findings(run, repo) == first
+    _memos(repo)[0].unlink()
+    assert _findings(run, repo) == first
+    assert _memos(repo) == []
 
 
 def test_a_memo_is_never_written_where_the_tree_could_plant_one(run: Run, tmp_path: Path) -> None:

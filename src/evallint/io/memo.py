@@ -124,7 +124,10 @@ def open_memo(file: Path) -> TreeMemo | None:
     """The memo in `file`; None when there is none, or it does not open or read whole."""
     if not file.is_file():
         return None
-    import sqlite3
+    try:
+        import sqlite3
+    except ImportError:  # a Python built without it: runs read each summary, as below 2,000
+        return None
 
     db = None
     try:
@@ -148,7 +151,10 @@ def open_memo(file: Path) -> TreeMemo | None:
 def write_memo(file: Path, rows: Sequence[Row], missing: Sequence[str]) -> None:
     """Write the memo whole, then rename it into place; keep the latest few. A folder that
     cannot be written leaves the run without one, never failing it."""
-    import sqlite3
+    try:
+        import sqlite3
+    except ImportError:
+        return
     import tempfile
 
     with contextlib.suppress(OSError, sqlite3.Error):
