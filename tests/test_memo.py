@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from evallint.engine import index
 from evallint.errors import EvallintError
+from evallint.io import cache as cache_module
 from evallint.io import memo as memo_module
 from evallint.io.cache import FOLDER
 from evallint.io.source import FsSource
@@ -112,6 +113,9 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         repo.git("add", "-A")
     elif step == "c":
         repo.git("checkout", "-q", "--", ".")
+    elif step == "k":  # the base moves on: its memo is the last base's, lacking what changed
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "--allow-empty", "-m", f"step {n}")
 
 
 def test_a_memo_is_written_once_and_then_asked(run: Run, tmp_path: Path) -> None:
@@ -148,7 +152,7 @@ def test_a_run_that_asks_the_memo_reads_only_its_own_files(
 
 
 @given(
-    st.lists(st.tuples(st.sampled_from("vpjdmnbfsc"), st.integers(0, 5)), max_size=8),
+    st.lists(st.tuples(st.sampled_from("vpjdmnbfsck"), st.integers(0, 5)), max_size=8),
     st.booleans(),
 )
 @settings(
@@ -168,7 +172,26 @@ def test_a_run_that_asks_the_memo_finds_what_reading_every_file_finds(
             _memos(repo)[0].unlink()
             _findings(run, repo)
         _same_as_reading_every_file(run, repo)
-    assert len(_memos(repo)) == 1
+    assert len(_memos(repo)) == 1  # a base moved on by a few files asks the last one's memo
+
+
+def test_a_base_moved_on_by_a_few_files_asks_the_last_bases_memo(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memo of the old base has rows of r1 and d3 as they were: never served."""
+    repo = _repo(tmp_path / "repo")
+    _warmed(run, repo)
+    repo.commit({"rubrics/r1.yaml": _rubric("r1", "3.0.0")}, "bump")
+    repo.git("rm", "-q", "datasets/d3.yaml")
+    repo.git("commit", "-qm", "drop")
+    repo.write({"datasets/d2.yaml": _dataset("rubric/r1@1.0.0")})
+    found = _findings(run, repo)
+    assert found == _findings(run, repo, "--no-cache")
+    assert found[0] == 1 and "matches no version" in str(found[1])
+    assert len(_memos(repo)) == 1  # asked, not written again
+    monkeypatch.setattr(cache_module, "NEAR_CHANGES", 1)  # too far: a memo of its own
+    assert _findings(run, repo) == found
+    assert len(_memos(repo)) == 2
 
 
 def test_a_file_the_memo_lacks_is_read_when_the_change_leaves_it_alone(

@@ -315,7 +315,9 @@ def _from_memo(
     named = {f"{ns}/{ident}" for ns, ident in defined}
     mine = {e.path for e in linted}
     load = partial(_load, source=source, config=config)
-    backing = _Backed(memo, changed | mine, load, source, config)
+    # Rows of files the memo lacks are never served (a memo of a near base has rows of the
+    # files that changed since).
+    backing = _Backed(memo, changed | mine | memo.missing, load, source, config)
     out = _Sorted([], [], [])
     # Files of the tree the memo does not serve: those the change touched (not the run's),
     # and those not summarized when it was written.

@@ -41,6 +41,10 @@ from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser
 
 FOLDER = ".evallint_cache"
+# A base without a memo of its own asks one of the latest few used (`NEAR_TRIES`) when at most
+# `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
+NEAR_TRIES = 2
+NEAR_CHANGES = 100
 FORMAT = 6  # what a summary holds; a cache of another format is never read
 
 
@@ -126,13 +130,43 @@ class TreeCache:
         return self._base[1] if self._base is not None else None
 
     def memo(self) -> TreeMemo | None:
-        """The memo of the base's tree; None when there is none (yet)."""
+        """The memo of the base's tree; None when there is none (yet). Without one of its
+        own, a base close to another's (the base moved on by a few commits) asks that one's
+        memo, which then lacks the files the commits between them changed."""
         if self._memo is False:
             from evallint.io.memo import open_memo
 
             file = self._memo_file
-            self._memo = open_memo(file) if file is not None else None
+            self._memo = (open_memo(file) or self._near(file)) if file is not None else None
         return self._memo if isinstance(self._memo, TreeMemo) else None
+
+    def _near(self, file: Path) -> TreeMemo | None:
+        """The memo of the latest used base a few changed files away, as one of this base."""
+        from evallint.io.memo import open_memo
+        from evallint.parse import format_of
+
+        assert self._base is not None and self._folder is not None
+        stamp, key = file.name.removesuffix(".sqlite").split("-")[1], self._base[0]
+        commit, _, settings = key.partition("-")
+        found = []
+        with contextlib.suppress(OSError):
+            found = sorted(
+                (p.stat().st_mtime, p)
+                for p in self._folder.glob(f"memo-{stamp}-*-{settings}.sqlite")
+            )
+        for _, other in reversed(found[-NEAR_TRIES:]):
+            theirs = other.name.removesuffix(f"-{settings}.sqlite").rpartition("-")[2]
+            changed = git.changed_between(self._root, theirs, commit) if theirs != commit else None
+            changed = (
+                [p for p in changed or () if format_of(p) is not None]
+                if changed is not None
+                else None
+            )
+            if changed is not None and len(changed) <= NEAR_CHANGES:
+                memo = open_memo(other)
+                if memo is not None:
+                    return memo.lacking(changed)
+        return None
 
     def put_memo(self, rows: list[Row], missing: list[str]) -> None:
         """The memo of the base's tree, to write when the run saves."""

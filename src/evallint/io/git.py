@@ -360,6 +360,24 @@ def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
     return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
 
 
+def changed_between(root: Path, old: str, new: str) -> list[str] | None:
+    """The paths whose content differs between two commits (renames as a deletion and an
+    addition); None when git cannot say (a commit this clone lacks)."""
+    try:
+        proc = subprocess.run(
+            ["git", "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", old, new, "--"],
+            cwd=root,
+            capture_output=True,
+            env=clean_env(),
+            check=False,
+        )
+    except OSError:
+        return None
+    if proc.returncode != 0:
+        return None
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
     """Files the pending change deletes: staged deletions against HEAD, and files deleted from
     the working tree (pre-commit passes neither to a hook); `listed`: the tree's listing,

@@ -22,7 +22,7 @@ import os
 import re
 from array import array
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +99,10 @@ class TreeMemo:
             query = f"SELECT {_COLUMNS} FROM files WHERE id IN ({_marks(len(chunk))})"
             found += self._rows(query, chunk)
         return sorted(found)
+
+    def lacking(self, paths: Iterable[str]) -> TreeMemo:
+        """This memo standing for a commit whose files differ from its own at `paths`."""
+        return TreeMemo(self._db, self.missing | frozenset(paths), self._file)
 
     def close(self) -> None:
         self._db.close()
