@@ -219,6 +219,43 @@ def test_a_second_definer_in_the_memo_takes_its_place_in_path_order(
     assert found
 
 
+def _pending(repo: Repo) -> list[str]:
+    """The files pre-commit would name: those the pending change adds or modifies."""
+    listed = repo.git("diff", "--name-only", "-z", "HEAD") + repo.git(
+        "ls-files", "-z", "--others", "--exclude-standard"
+    )
+    found = sorted({p for p in listed.split("\0") if p and (repo.root / p).is_file()})
+    return found or ["datasets/d0.yaml"]
+
+
+def _named(run: Run, repo: Repo, paths: list[str]) -> tuple[int, list[dict[str, object]]]:
+    code, out, err = run("check", "--format", "json", *paths, cwd=repo.root)
+    assert code in (0, 1), err
+    return code, json.loads(out)["diagnostics"]
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("vpjdmnbfsck"), st.integers(0, 5)), max_size=8),
+)
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_files_named_in_a_large_tree_find_what_the_listing_of_the_tree_finds(
+    tmp_path_factory: pytest.TempPathFactory, run: Run, steps: list[tuple[str, int]]
+) -> None:
+    """Pre-commit's run in a large tree takes HEAD's tree with the change applied and asks
+    the memo of HEAD (after a commit, the last HEAD's): it finds what the run of a small tree
+    finds, which lists the working tree and reads a summary per file."""
+    repo = _repo(tmp_path_factory.mktemp("named") / "repo")
+    for n, (step, i) in enumerate(steps):
+        _change(repo, step, i, n)
+        paths = _pending(repo)
+        first, warm = _named(run, repo, paths), _named(run, repo, paths)
+        with pytest.MonkeyPatch.context() as small:
+            small.setattr(index, "MEMO_FROM", 10**9)
+            assert first == warm == _named(run, repo, paths)
+
+
 @pytest.mark.parametrize("damage", [b"", b"not a database", b"SQLite format 3\x00" + b"\x00" * 90])
 def test_a_damaged_memo_is_ignored_and_written_again(
     run: Run, tmp_path: Path, damage: bytes

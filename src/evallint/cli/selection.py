@@ -63,14 +63,14 @@ def choose(
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
+    if in_git and not whole and baseline is None and _large(root):
+        head = git.GitRepo(root).sha("HEAD")
+        if head is not None:
+            return _named_in_large_tree(paths, cwd, root, config, safe, skipped, head)
     # The tree is every file of the project: eval files for the index, any file for references.
     started = git.Listing(root, ["."]) if in_git and not whole else None
     tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config, started)
-    named = frozenset(
-        discover.display_path(Path(os.path.normpath(cwd / p)), root)
-        for p in paths
-        if not (cwd / p).is_dir()
-    )
+    named = _named(paths, cwd, root)
     # A partial run (pre-commit's) also answers for what the pending change deletes; a whole
     # run checks every file that could name them anyway.
     gone = frozenset() if whole or not in_git else _deleted(root, started)
@@ -85,6 +85,69 @@ def choose(
         links if whole else None,
         deleted,
         blobs,
+    )
+
+
+def _named(paths: Sequence[str], cwd: Path, root: Path) -> frozenset[str]:
+    """The files named on the command line, as paths from the root."""
+    return frozenset(
+        discover.display_path(Path(os.path.normpath(cwd / p)), root)
+        for p in paths
+        if not (cwd / p).is_dir()
+    )
+
+
+def _large(root: Path) -> bool:
+    """Whether git's index lists about `MEMO_FROM` files or more (an entry takes at least 64
+    bytes): an estimate that costs one stat, where the listing comes later."""
+    from evallint.engine.index import MEMO_FROM
+
+    try:
+        return (root / ".git" / "index").stat().st_size >= MEMO_FROM * 64
+    except OSError:  # a worktree's or submodule's .git is a file: the usual listing
+        return False
+
+
+def _named_in_large_tree(
+    paths: Sequence[str],
+    cwd: Path,
+    root: Path,
+    config: Config,
+    safe: list[str],
+    skipped: list[Skipped],
+    head: str,
+) -> Selection:
+    """Files named in a large tree (pre-commit's run): the tree is HEAD's with the pending
+    change applied (`git.DiffListing`), as a --diff run's is the base's, so the run asks the
+    memo of HEAD's tree (`io/memo.py`; after a commit, the last HEAD's, lacking what it
+    changed) rather than a summary per tree file. The files the change deletes, and which it
+    renames away, come from the same listing."""
+    from evallint.baseline import deleted_at_head
+
+    listing = git.DiffListing(root, git.Base("HEAD", head), git.Pending(root, git.UNTRACKED))
+    try:
+        listing.read_base()
+        tree, blobs = discover.listing(root, True, config, listing)
+        changes = listing.changes()
+        gone = frozenset(listing.result().deleted)
+    finally:
+        listing.close()
+    named = _named(paths, cwd, root)
+    changed = frozenset(c.path for c in changes) | frozenset(
+        c.old_path for c in changes if c.old_path
+    )
+    deleted = deleted_at_head(git.GitRepo(root), gone, config) if gone else ()
+    return Selection(
+        discover.checkable(safe),
+        tree,
+        skipped,
+        None,
+        named,
+        gone,
+        None,
+        deleted,
+        blobs,
+        base=(head, changed),
     )
 
 
