@@ -94,6 +94,20 @@ def test_pre_commit_shape_reports_what_a_staged_deletion_breaks(repo: Repo, run:
 
 
 @pytest.mark.parametrize("staged", [True, False])
+def test_pre_commit_shape_reports_what_a_rename_breaks(repo: Repo, run: Run, staged: bool) -> None:
+    """A file renamed away is gone under its old name: git reads a staged rename as a rename,
+    not a deletion, unless asked not to."""
+    if staged:
+        repo.git("mv", "evals/prompts/policy.md", "evals/prompts/policy2.md")
+    else:
+        (repo.root / "evals/prompts/policy.md").rename(repo.root / "evals/prompts/policy2.md")
+    repo.write({"notes/todo.yaml": "items: [a]\n"})
+    code, out, _ = run("check", "notes/todo.yaml", cwd=repo.root)
+    assert code == 1
+    assert _lines(out)[0].startswith(MISSING)
+
+
+@pytest.mark.parametrize("staged", [True, False])
 def test_pre_commit_shape_reports_the_pin_a_deleted_rubric_breaks(
     repo: Repo, run: Run, staged: bool
 ) -> None:

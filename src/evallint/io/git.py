@@ -381,10 +381,11 @@ def changed_between(root: Path, old: str, new: str) -> list[str] | None:
 def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
     """Files the pending change deletes: staged deletions against HEAD, and files deleted from
     the working tree (pre-commit passes neither to a hook); `listed`: the tree's listing,
-    which has the latter."""
+    which has the latter. A file renamed away is deleted under its old name: git would report
+    a staged rename as a rename, which the filter for deletions leaves out."""
     try:
         staged = _git_lines(
-            root, "diff", "--cached", "--name-only", "-z", "--diff-filter=D", "HEAD"
+            root, "diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=D", "HEAD"
         )
     except EvallintError:  # no commit yet: nothing can have been deleted from one
         staged = None
