@@ -164,7 +164,7 @@ def memo_for(store: Store | None, tree: int, run: int) -> TreeMemo | None:
     return store.memo() if store is not None and changed is not None else None
 
 
-# Tree files from which a --diff run keeps the base's summaries as a memo (`io/memo.py`) and
+# Tree files from which a partial run keeps its commit's summaries as a memo (`io/memo.py`) and
 # asks it: below, reading the summary of each file is as fast as opening the memo.
 MEMO_FROM = 2000
 # Run files up to which the memo is asked: a larger run reads most definers anyway, and its

@@ -124,9 +124,10 @@ class TreeCache:
         self._used.append(paths if isinstance(paths, list | tuple | set | frozenset) else [*paths])
 
     def base_changed(self) -> frozenset[str] | None:
-        """For a --diff run whose listing gave the base's blob ids (`blobs`): the paths whose
-        content may not be the base's (changed, renamed either way, untracked). None: no
-        memo of the base's tree (`io/memo.py`) is kept for this run."""
+        """For a run whose listing is a commit's tree with the change applied (a --diff run's
+        base, or HEAD for files named in a large tree), which gave that commit's blob ids
+        (`blobs`): the paths whose content may not be the commit's (changed, renamed either
+        way, untracked). None: no memo of a tree (`io/memo.py`) is kept for this run."""
         return self._base[1] if self._base is not None else None
 
     def memo(self) -> TreeMemo | None:
@@ -309,8 +310,9 @@ def open_cache(
 ) -> tuple[TreeCache, str | None]:
     """The run's cache, and why it is not kept on disk when it is not (None: it is);
     `tree`: the project's files; `blobs`: the clean files' blob ids, when the listing gave
-    them (they must still describe the working tree); `base`: a --diff run's base commit and
-    the paths the change touched, when `blobs` are the base's (`TreeCache.base_changed`)."""
+    them (they must still describe the working tree); `base`: the commit the listing applied
+    the change to, and the paths the change touched, when `blobs` are that commit's
+    (`TreeCache.base_changed`)."""
     # What a summary depends on besides the bytes: the kind a path is given, the size limit.
     stamp = repr((config.kinds, config.max_file_size))
     folder: Path | None = root / FOLDER

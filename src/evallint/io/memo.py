@@ -55,7 +55,8 @@ _CHUNK = 500  # parameters a query takes at once (SQLite's limit is far above)
 
 
 class TreeMemo:
-    """An open memo: the base's eval files, but `missing` (not summarized when it was made)."""
+    """An open memo: a commit's eval files, but `missing` (not summarized when it was made,
+    or changed since, for a memo that stands for a near commit)."""
 
     def __init__(self, db: sqlite3.Connection, missing: frozenset[str], file: Path) -> None:
         self._db, self.missing, self._file = db, missing, file
