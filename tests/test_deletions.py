@@ -73,6 +73,24 @@ def test_diff_reports_the_suite_a_deleted_prompt_breaks(repo: Repo, run: Run) ->
     assert _lines(out)[0].startswith(MISSING)
 
 
+@pytest.mark.parametrize("spelt", ["prompts/polic\\x79.md", "prompts/polic\\u0079.md"])
+def test_diff_reports_a_suite_that_spells_the_deleted_name_with_escapes(
+    repo: Repo, run: Run, spelt: str
+) -> None:
+    """YAML may write any character of a name as an escape: the search for files that name a
+    deleted file must not miss them (a file holding such an escape is read)."""
+    repo.write({"evals/refunds.eval.yaml": SUITE.replace("prompts/policy.md", f'"{spelt}"')})
+    repo.git("commit", "-qam", "spelt with an escape")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    assert run("check", "--diff", "main", cwd=repo.root)[0] == 0
+    repo.git("rm", "-q", "evals/prompts/policy.md")
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    assert code == 1
+    assert "does not exist" in _lines(out)[0]
+
+
 def test_a_deletion_nobody_notices_and_older_problems_stay_quiet(repo: Repo, run: Run) -> None:
     repo.write({"evals/refunds.eval.yaml": SUITE.replace("policy.md", "gone.md")})
     repo.git("commit", "-qam", "already broken on main")

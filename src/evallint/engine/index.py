@@ -654,16 +654,26 @@ def _load(path: str, kind: Kind, source: Source, config: Config) -> Entry:
 def _naming(
     gone: frozenset[str], paths: Sequence[str], source: Source, config: Config, store: Store | None
 ) -> list[Entry]:
-    """The eval files outside the run that hold a deleted file's name, parsed."""
+    """The eval files outside the run that hold a deleted file's name, or may spell it with
+    escapes, parsed."""
     if not gone:
         return []
     names = sorted({g.rpartition("/")[2].encode("utf-8", "surrogateescape") for g in gone})
+    names += _ASCII_ESCAPES
     holding = store.grep(names) if store is not None else None
     if holding is None:
         pattern = re.compile(b"|".join(map(re.escape, names)))
         holding = {p for p in paths if pattern.search(_bytes(p, source, config) or b"")}
     found = (read_entry(p, source, config) for p in paths if p in holding)
     return [e for e in found if isinstance(e, Entry)]
+
+
+# JSON and YAML may write any character of a name as an escape ("polic\\x79.md"): a file that
+# holds an escape of printable ASCII, which is rare (JSON writers escape only what is not), is
+# read as if it held the name. A file that names a deleted one and is missed goes unchecked.
+_ASCII_ESCAPES = [
+    f"\\{prefix}{digit}".encode() for prefix in ("u00", "x", "U000000") for digit in "234567"
+]
 
 
 def _bytes(path: str, source: Source, config: Config) -> bytes | None:
