@@ -184,3 +184,83 @@ def test_diff_reports_the_aggregate_whose_instance_file_is_deleted(repo: Repo, r
     first = _lines(out)[0]
     assert first.startswith(f"{FOLDER}/{UUID}.json:") and first.endswith("[eee-companion]")
     assert f"does not exist (looked for {SAMPLES})" in first
+
+
+INSTANCE = {
+    "schema_version": "0.3.0",
+    "evaluation_id": "e",
+    "model_id": "acme/m",
+    "evaluation_name": "n",
+    "sample_id": "1",
+    "interaction_type": "single_turn",
+    "input": {"raw": "q", "reference": ["a"]},
+    "output": {"raw": ["a"]},
+    "answer_attribution": [],
+    "evaluation": {"score": 1, "is_correct": True},
+}
+
+
+def _records(repo: Repo, rows: int = 1) -> None:
+    """An aggregate and its instance file, in agreement, on main and the branch."""
+    import hashlib
+
+    samples = "".join(json.dumps({**INSTANCE, "sample_id": str(i)}) + "\n" for i in range(rows))
+    detailed = {
+        "file_path": SAMPLES,
+        "total_rows": rows,
+        "checksum": hashlib.sha256(samples.encode()).hexdigest(),
+    }
+    record = {**MINIMAL_0_2_0, "detailed_evaluation_results": detailed}
+    repo.commit({f"{FOLDER}/{UUID}.json": json.dumps(record, indent=2) + "\n", SAMPLES: samples})
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+
+
+@pytest.mark.parametrize("how", ["diff", "named"])
+def test_a_changed_instance_file_reports_what_it_breaks_in_its_aggregate(
+    repo: Repo, run: Run, how: str
+) -> None:
+    """The aggregate is not part of the change, but its checksum and row count read the
+    instance file: a change that does not update them breaks it."""
+    _records(repo)
+    assert run("check", "--diff", "main", cwd=repo.root)[0] == 0
+    with (repo.root / SAMPLES).open("a") as f:
+        f.write(json.dumps({**INSTANCE, "sample_id": "9"}) + "\n")
+    args = ["--diff", "main"] if how == "diff" else [SAMPLES]
+    code, out, _ = run("check", *args, cwd=repo.root)
+    rules = sorted(line.rpartition("[")[2] for line in _lines(out)[:-1])
+    assert (code, rules) == (1, ["eee-checksum]", "eee-total-rows]"])
+    assert all(line.startswith(f"{FOLDER}/{UUID}.json:") for line in _lines(out)[:-1])
+
+
+@pytest.mark.parametrize("how", ["diff", "named"])
+def test_a_changed_aggregate_reports_what_it_breaks_in_its_instance_file(
+    repo: Repo, run: Run, how: str
+) -> None:
+    _records(repo)
+    aggregate = repo.root / FOLDER / f"{UUID}.json"
+    aggregate.write_text(
+        aggregate.read_text().replace('"evaluation_id": "e"', '"evaluation_id": "f"')
+    )
+    args = ["--diff", "main"] if how == "diff" else [f"{FOLDER}/{UUID}.json"]
+    code, out, _ = run("check", *args, cwd=repo.root)
+    found = _lines(out)[:-1]
+    assert code == 1 and len(found) == 1
+    assert found[0].startswith(f"{SAMPLES}:1:") and found[0].endswith("[eee-instance-ids]")
+
+
+def test_a_companion_already_out_of_step_stays_quiet(repo: Repo, run: Run) -> None:
+    """What was broken before the change is not the change's to report."""
+    _records(repo)
+    with (repo.root / SAMPLES).open("a") as f:
+        f.write(json.dumps({**INSTANCE, "sample_id": "8"}) + "\n")
+    repo.git("commit", "-qam", "out of step on main")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    with (repo.root / SAMPLES).open("a") as f:
+        f.write(json.dumps({**INSTANCE, "sample_id": "9"}) + "\n")
+    # The checksum and the row count were wrong already: they stay wrong, with other values.
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    assert (code, _lines(out)[0][:16]) == (0, "1 file checked: ")

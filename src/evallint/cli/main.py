@@ -17,6 +17,7 @@ from evallint.errors import EvallintError
 from evallint.records import replace
 
 if TYPE_CHECKING:
+    from evallint.io.source import Source
     from evallint.model import Report
 
 EXIT_USAGE = 2
@@ -345,6 +346,18 @@ def _github_failure(message: str, environ: Mapping[str, str]) -> None:
         _append(environ["GITHUB_OUTPUT"], "error-count=\nwarning-count=\n")
 
 
+def _prior(root: Path, rev: str) -> Callable[[list[str]], Source]:
+    """What reads files as the commit `rev` has them (a change's base)."""
+
+    def read(paths: list[str]) -> Source:
+        from evallint.io.git import GitRepo
+        from evallint.io.source import RevSource
+
+        return RevSource(GitRepo(root), rev, paths)
+
+    return read
+
+
 def run_check(args: argparse.Namespace) -> int:
     from evallint.engine.parallel import tune_collector
 
@@ -403,6 +416,8 @@ def run_check(args: argparse.Namespace) -> int:
             store=store,
             links=chosen.links,
             deleted=chosen.deleted,
+            touched=chosen.touched,
+            prior=_prior(root, chosen.base[0]) if chosen.base else None,
         )
         store.save()
         return replace(report, notes=(*report.notes, uncached)) if uncached else report

@@ -37,6 +37,8 @@ class Selection:
     blobs: dict[str, str] | None = None
     # A --diff run's base commit, and the paths whose content may not be the base's.
     base: tuple[str, frozenset[str]] | None = None
+    # The files whose content the change made or changed (any format): as they were at `base`.
+    touched: frozenset[str] = frozenset()
 
 
 def choose(
@@ -63,10 +65,10 @@ def choose(
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
-    if in_git and not whole and baseline is None and _large(root):
+    if in_git and not whole and baseline is None:
         head = git.GitRepo(root).sha("HEAD")
         if head is not None:
-            return _named_in_large_tree(paths, cwd, root, config, safe, skipped, head)
+            return _named_against_head(paths, cwd, root, config, safe, skipped, head)
     # The tree is every file of the project: eval files for the index, any file for references.
     started = git.Listing(root, ["."]) if in_git and not whole else None
     tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config, started)
@@ -97,18 +99,7 @@ def _named(paths: Sequence[str], cwd: Path, root: Path) -> frozenset[str]:
     )
 
 
-def _large(root: Path) -> bool:
-    """Whether git's index lists about `MEMO_FROM` files or more (an entry takes at least 64
-    bytes): an estimate that costs one stat, where the listing comes later."""
-    from evallint.engine.index import MEMO_FROM
-
-    try:
-        return (root / ".git" / "index").stat().st_size >= MEMO_FROM * 64
-    except OSError:  # a worktree's or submodule's .git is a file: the usual listing
-        return False
-
-
-def _named_in_large_tree(
+def _named_against_head(
     paths: Sequence[str],
     cwd: Path,
     root: Path,
@@ -117,11 +108,11 @@ def _named_in_large_tree(
     skipped: list[Skipped],
     head: str,
 ) -> Selection:
-    """Files named in a large tree (pre-commit's run): the tree is HEAD's with the pending
-    change applied (`git.DiffListing`), as a --diff run's is the base's, so the run asks the
-    memo of HEAD's tree (`io/memo.py`; after a commit, the last HEAD's, lacking what it
-    changed) rather than a summary per tree file. The files the change deletes, and which it
-    renames away, come from the same listing."""
+    """Files named (pre-commit's run): the tree is HEAD's with the pending change applied
+    (`git.DiffListing`), as a --diff run's is the base's. So, in a large tree, the run asks
+    the memo of HEAD's tree (`io/memo.py`; after a commit, the last HEAD's, lacking what it
+    changed) rather than a summary per tree file; and the files the change deletes, renames
+    away, makes or changes come from the same listing, with their content at HEAD."""
     from evallint.baseline import deleted_at_head
 
     listing = git.DiffListing(root, git.Base("HEAD", head), git.Pending(root, git.UNTRACKED))
@@ -132,6 +123,7 @@ def _named_in_large_tree(
         gone = frozenset(listing.result().deleted)
     finally:
         listing.close()
+    touched = frozenset(c.path for c in changes if c.status != "D")
     named = _named(paths, cwd, root)
     changed = frozenset(c.path for c in changes) | frozenset(
         c.old_path for c in changes if c.old_path
@@ -148,6 +140,7 @@ def _named_in_large_tree(
         deleted,
         blobs,
         base=(head, changed),
+        touched=touched,
     )
 
 
@@ -172,6 +165,7 @@ def _changed(
         listing.read_base()
         baseline = load_baseline(repo, listing.base, config, listing.changes())
         tree, blobs = discover.listing(root, in_git, config, listing)
+        touched = frozenset(c.path for c in listing.changes() if c.status != "D")
     finally:
         listing.close()
     wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
@@ -187,6 +181,7 @@ def _changed(
         gone=baseline.gone,
         blobs=blobs,
         base=(listing.base.sha, baseline.replaced),
+        touched=touched,
     )
 
 

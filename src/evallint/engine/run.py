@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from evallint.config import Config
 from evallint.engine import index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
-from evallint.io.source import Source
+from evallint.io.source import Overlay, Source
 from evallint.model import Checked, Diagnostic, Report
 from evallint.project import Entry, Project
+from evallint.read import read_entry
 from evallint.records import replace
 from evallint.rules import ALL_RULES
 from evallint.rules.api import Others, never
@@ -40,6 +41,8 @@ def lint(
     store: index.Store | None = None,
     links: frozenset[str] | None = None,
     deleted: Sequence[Entry] = (),
+    touched: frozenset[str] = frozenset(),
+    prior: Callable[[list[str]], Source] | None = None,
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
@@ -50,7 +53,9 @@ def lint(
     for what that breaks. `store`: what earlier runs learnt of the tree's files. `links`: the
     files of the tree that may be symlinks, when the listing knows (else the source finds out).
     `deleted`: without a baseline, the eval files `gone` holds as they were (their ids count as
-    the run's, so what their deletion breaks is checked).
+    the run's, so what their deletion breaks is checked). `touched`: the files whose content
+    the change made or changed, and `prior`: what gives their bytes before it; a record
+    outside `paths` that reads one of them as its companion is checked for what that breaks.
     """
     started = time.perf_counter()
     tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
@@ -100,6 +105,10 @@ def lint(
         run.diagnostics += found
     for entry in indexed.naming:
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
+    if touched and prior is not None:
+        done = {e.path for e in (*entries, *indexed.affected, *indexed.naming)}
+        for entry, read in _companions(touched, done, run, source):
+            run.diagnostics += _broken_by_change(entry, read, run, head, base, source, prior)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.
@@ -133,6 +142,60 @@ def _asks_many(paths: Sequence[str], store: index.Store | None, tree: Sequence[s
     if len(paths) >= KNOW_LINKS_FROM or store is None:
         return True
     return index.memo_for(store, len(tree), len(paths)) is None and not store.kept()
+
+
+# An EEE record and its companion sit side by side: `<uuid>.json` and `<uuid>_samples.jsonl`.
+# Each reads the other (the aggregate its instance file's bytes, each instance file its
+# aggregate's ids), so a change to one can break the other, which the change does not touch.
+_INSTANCES = "_samples.jsonl"
+
+
+def _companions(
+    touched: frozenset[str], done: set[str], run: Run, source: Source
+) -> list[tuple[Entry, str]]:
+    """The records outside the run beside a file the change touched, and that file."""
+    out = []
+    for path in sorted(touched):
+        if path.endswith(_INSTANCES):
+            other = path.removesuffix(_INSTANCES) + ".json"
+        elif path.endswith(".json"):
+            other = path.removesuffix(".json") + _INSTANCES
+        else:
+            continue
+        if other in done or other in touched or other not in run.files or run.outside(other):
+            continue
+        found = read_entry(other, source, run.config)
+        if isinstance(found, Entry):
+            out.append((found, path))
+    return out
+
+
+def _broken_by_change(
+    entry: Entry,
+    read: str,
+    run: Run,
+    head: Project,
+    base: Project | None,
+    source: Source,
+    prior: Callable[[list[str]], Source],
+) -> list[Diagnostic]:
+    """The findings of a record that the change to the file it reads (`read`) causes: those
+    it would not get with that file as it was (absent, when the change made it). A finding
+    the record had already, by the same rule at the same place, is not the change's, though
+    its words may differ (a checksum that was wrong stays wrong, with another value)."""
+    ctx = context(entry, run, head, base)
+    found = check_entry(entry, ctx, run, source)
+    if not found:
+        return found
+    old = Overlay(source, prior([read]), frozenset({read}))
+    try:
+        old.size(read)
+        files = run.files
+    except OSError:  # the change made it
+        files = run.files - {read}
+    then = replace(ctx, files=files, others=Others(old, run.config, files, run.outside))
+    earlier = {(d.rule, d.span) for d in check_entry(entry, then, run, source)}
+    return [d for d in found if (d.rule, d.span) not in earlier]
 
 
 def _broken_by_deletion(

@@ -175,6 +175,20 @@ class RevSource:
         return self._get(path)
 
 
+class Overlay:
+    """One source, but `paths` as another has them: the files a change touched as they were
+    before it (a path the other lacks did not exist)."""
+
+    def __init__(self, under: Source, over: Source, paths: frozenset[str]) -> None:
+        self._under, self._over, self._paths = under, over, paths
+
+    def size(self, path: str) -> int:
+        return (self._over if path in self._paths else self._under).size(path)
+
+    def read(self, path: str) -> bytes:
+        return (self._over if path in self._paths else self._under).read(path)
+
+
 def read_capped(source: Source, path: str, limit: int) -> bytes | int:
     """The file's bytes; or, when it holds more than `limit` bytes, how many (not read). The
     working tree answers with one open; other sources are asked the size first."""
