@@ -264,3 +264,25 @@ def test_a_companion_already_out_of_step_stays_quiet(repo: Repo, run: Run) -> No
     # The checksum and the row count were wrong already: they stay wrong, with other values.
     code, out, _ = run("check", "--diff", "main", cwd=repo.root)
     assert (code, _lines(out)[0][:16]) == (0, "1 file checked: ")
+
+
+OTHER = "4c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e"
+
+
+@pytest.mark.parametrize(("how", "spelt"), [("diff", "e/1"), ("named", "e/1"), ("diff", "e\\/1")])
+def test_a_new_record_that_takes_an_existing_evaluation_id_is_reported_in_both(
+    repo: Repo, run: Run, how: str, spelt: str
+) -> None:
+    """The record already there is outside the change: a run over the change still reads it
+    (found by its id, however JSON spells it), and both get the warning."""
+    record = json.dumps({**MINIMAL_0_2_0, "evaluation_id": "e/1"}, indent=2)
+    repo.commit({f"{FOLDER}/{UUID}.json": record.replace('"e/1"', f'"{spelt}"') + "\n"})
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    repo.write({f"{FOLDER}/{OTHER}.json": record + "\n"})
+    args = ["--diff", "main"] if how == "diff" else [f"{FOLDER}/{OTHER}.json"]
+    code, out, _ = run("check", *args, cwd=repo.root)
+    found = sorted(line.partition(":")[0] for line in _lines(out)[:-1])
+    assert code == 0 and "[eee-duplicate-evaluation-id]" in out
+    assert found == sorted([f"{FOLDER}/{OTHER}.json", f"{FOLDER}/{UUID}.json"])

@@ -30,7 +30,7 @@ from evallint.model import JSON
 from evallint.parse import Document, eval_files, format_of
 from evallint.project import Backing, Entry, Later, Project
 from evallint.read import read_entry
-from evallint.records import record
+from evallint.records import record, replace
 from evallint.refs import Ref, parse_ref, parse_version
 
 
@@ -56,7 +56,7 @@ class Store(Protocol):
 
     def keep(self, paths: Iterable[str]) -> None: ...  # the paths asked about, to save
 
-    def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
+    def grep(self, needles: Sequence[bytes], globs: Sequence[str] = ()) -> set[str] | None: ...
 
     def base_changed(self) -> frozenset[str] | None: ...  # see `TreeCache.base_changed`
 
@@ -146,8 +146,13 @@ def build(
     memo = store.memo() if store is not None and changed is not None else None
     if memo is not None and changed is not None and files is not None:
         assert store is not None
-        return _from_memo(linted, tree, source, config, memo, changed, files, also, gone, store)
-    return _from_summaries(linted, tree, source, config, also, gone, store, jobs, changed)
+        found = _from_memo(linted, tree, source, config, memo, changed, files, also, gone, store)
+    else:
+        found = _from_summaries(linted, tree, source, config, also, gone, store, jobs, changed)
+    sharing = _sharing(linted, tree, found.project, source, config, store)
+    for entry in sharing:
+        found.project.add(entry)
+    return replace(found, affected=(*found.affected, *sharing)) if sharing else found
 
 
 def _memo_changes(store: Store | None, tree: int, run: int) -> frozenset[str] | None:
@@ -674,6 +679,62 @@ def _naming(
 _ASCII_ESCAPES = [
     f"\\{prefix}{digit}".encode() for prefix in ("u00", "x", "U000000") for digit in "234567"
 ]
+
+
+def _sharing(
+    linted: Sequence[Entry],
+    tree: Sequence[str],
+    project: Project,
+    source: Source,
+    config: Config,
+    store: Store | None,
+) -> list[Entry]:
+    """The files outside the run whose kind shares a key (`Kind.shared`: a value that rules
+    compare across files, such as EEE's evaluation ids) holding a value a file of the run
+    holds: a partial run reads them, so what the change makes twice is found in both files."""
+    wanted: dict[str, set[tuple[str, str]]] = {}  # kind -> (key, value) the run's files hold
+    for entry in linted:
+        data = entry.data if entry.kind.shared else None
+        for key in entry.kind.shared if isinstance(data, dict) else ():
+            value = data.get(key) if isinstance(data, dict) else None
+            if isinstance(value, str) and value:
+                wanted.setdefault(entry.kind.name, set()).add((key, value))
+    if not wanted:
+        return []
+    # Only files of the formats of the run's own that hold the values (EEE's records: JSON).
+    ends = tuple(
+        sorted({e.path[e.path.rfind(".") :].lower() for e in linted if e.kind.name in wanted})
+    )
+    rest = [
+        p
+        for p in _rest(eval_files(tree), linted)
+        if p not in project.entries and p.lower().endswith(ends)
+    ]
+    needles = sorted({n for pairs in wanted.values() for _, v in pairs for n in _spellings(v)})
+    holding = store.grep(needles, [f"*{end}" for end in ends]) if store is not None else None
+    if holding is None:
+        pattern = re.compile(b"|".join(map(re.escape, needles)))
+        holding = {p for p in rest if pattern.search(_bytes(p, source, config) or b"")}
+    found = (read_entry(p, source, config) for p in rest if p in holding)
+    return [e for e in found if isinstance(e, Entry) and _shares(e, wanted)]
+
+
+def _shares(entry: Entry, wanted: dict[str, set[tuple[str, str]]]) -> bool:
+    """Whether the entry holds a shared key's value among those `wanted` for its kind."""
+    pairs = wanted.get(entry.kind.name)
+    data = entry.data if pairs else None
+    return isinstance(data, dict) and any(data.get(k) == v for k, v in pairs or ())
+
+
+def _spellings(value: str) -> list[bytes]:
+    """What a file holding a value as a JSON or YAML string holds: the value, or an escaped
+    spelling of it (`\\/` for `/`, `\\u` escapes of what is not ASCII, of printable ASCII)."""
+    out = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    out |= {v.replace("/", "\\/") for v in out}
+    found = [v.encode("utf-8", "surrogateescape") for v in out]
+    if not value.isascii():
+        found.append(b"\\u")  # any other mix of escaped and plain characters
+    return [*found, *_ASCII_ESCAPES]
 
 
 def _bytes(path: str, source: Source, config: Config) -> bytes | None:

@@ -53,6 +53,7 @@ def _group_ids(project: Project) -> dict[str, str | list[str]]:
     Severity.WARNING,
     kinds=(eee.AGGREGATE,),
     reads_project=True,
+    cross_file=True,
     keeps=lambda doc: [("evaluation_id",)],
 )
 def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding]:
@@ -60,7 +61,8 @@ def eee_duplicate_evaluation_id(doc: Document, ctx: Context) -> Iterator[Finding
 
     Instance records name their aggregate by it, and EEE's field guide puts the variants of a
     run (effort, date, scaffold) in the id. Each record of a group is reported once, naming the
-    others. (Checked among the records a run reads: all of them in a full check.)
+    others. (A run over part of the tree also reads the records outside it that hold an id
+    of its own, and reports what the change duplicates in both.)
 
     Given (data/bench/acme/m/3f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e.json):
         {"schema_version": "0.2.0", "evaluation_id": "bench/acme_m/1760000000", "retrieved_timestamp": "1760000000", "source_metadata": {"source_type": "documentation", "source_organization_name": "o", "evaluator_relationship": "other"}, "model_info": {"name": "m", "id": "acme/m"}, "evaluation_results": []}
