@@ -692,24 +692,22 @@ def _sharing(
     """The files outside the run whose kind shares a key (`Kind.shared`: a value that rules
     compare across files, such as EEE's evaluation ids) holding a value a file of the run
     holds: a partial run reads them, so what the change makes twice is found in both files."""
+    sharing = [e for e in linted if e.kind.shared]
+    # Only files of the formats of the run's own that hold the values (EEE's records: JSON).
+    ends = tuple(sorted({e.path[e.path.rfind(".") :].lower() for e in sharing}))
+    rest = [p for p in _rest(eval_files(tree), linted) if p.lower().endswith(ends)] if ends else []
+    rest = [p for p in rest if p not in project.entries]
+    if not rest:  # nothing shares a key, or a whole run
+        return []
     wanted: dict[str, set[tuple[str, str]]] = {}  # kind -> (key, value) the run's files hold
-    for entry in linted:
-        data = entry.data if entry.kind.shared else None
+    for entry in sharing:
+        data = entry.data
         for key in entry.kind.shared if isinstance(data, dict) else ():
             value = data.get(key) if isinstance(data, dict) else None
             if isinstance(value, str) and value:
                 wanted.setdefault(entry.kind.name, set()).add((key, value))
     if not wanted:
         return []
-    # Only files of the formats of the run's own that hold the values (EEE's records: JSON).
-    ends = tuple(
-        sorted({e.path[e.path.rfind(".") :].lower() for e in linted if e.kind.name in wanted})
-    )
-    rest = [
-        p
-        for p in _rest(eval_files(tree), linted)
-        if p not in project.entries and p.lower().endswith(ends)
-    ]
     needles = sorted({n for pairs in wanted.values() for _, v in pairs for n in _spellings(v)})
     holding = store.grep(needles, [f"*{end}" for end in ends]) if store is not None else None
     if holding is None:
