@@ -286,3 +286,15 @@ def test_a_new_record_that_takes_an_existing_evaluation_id_is_reported_in_both(
     found = sorted(line.partition(":")[0] for line in _lines(out)[:-1])
     assert code == 0 and "[eee-duplicate-evaluation-id]" in out
     assert found == sorted([f"{FOLDER}/{OTHER}.json", f"{FOLDER}/{UUID}.json"])
+
+
+def test_a_deleted_aggregate_reports_the_instance_file_it_leaves_alone(
+    repo: Repo, run: Run
+) -> None:
+    _records(repo)
+    repo.git("rm", "-q", f"{FOLDER}/{UUID}.json")
+    for args in (["--diff", "main"], ["notes/todo.yaml"]):
+        code, out, _ = run("check", *args, cwd=repo.root)
+        found = _lines(out)[:-1]
+        assert code == 1 and len(found) == 1
+        assert found[0].startswith(f"{SAMPLES}:1:1: error: no aggregate record points at this")

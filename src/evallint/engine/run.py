@@ -55,7 +55,8 @@ def lint(
     `deleted`: without a baseline, the eval files `gone` holds as they were (their ids count as
     the run's, so what their deletion breaks is checked). `touched`: the files whose content
     the change made or changed, and `prior`: what gives their bytes before it; a record
-    outside `paths` that reads one of them as its companion is checked for what that breaks.
+    outside `paths` beside one of them, or one of `gone`, that reads it as its companion is
+    checked for what that breaks.
     """
     started = time.perf_counter()
     tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
@@ -105,9 +106,9 @@ def lint(
         run.diagnostics += found
     for entry in indexed.naming:
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
-    if touched and prior is not None:
+    if (touched or gone) and prior is not None:
         done = {e.path for e in (*entries, *indexed.affected, *indexed.naming)}
-        for entry, read in _companions(touched, done, run, source):
+        for entry, read in _companions(touched | gone, done, run, source):
             run.diagnostics += _broken_by_change(entry, read, run, head, base, source, prior)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
@@ -153,7 +154,8 @@ _INSTANCES = "_samples.jsonl"
 def _companions(
     touched: frozenset[str], done: set[str], run: Run, source: Source
 ) -> list[tuple[Entry, str]]:
-    """The records outside the run beside a file the change touched, and that file."""
+    """The records outside the run beside a file the change made, changed or deleted, and
+    that file."""
     out = []
     for path in sorted(touched):
         if path.endswith(_INSTANCES):
@@ -180,7 +182,8 @@ def _broken_by_change(
     prior: Callable[[list[str]], Source],
 ) -> list[Diagnostic]:
     """The findings of a record that the change to the file it reads (`read`) causes: those
-    it would not get with that file as it was (absent, when the change made it). A finding
+    it would not get with that file as it was (absent, when the change made it; there, when
+    the change deleted it). A finding
     the record had already, by the same rule at the same place, is not the change's, though
     its words may differ (a checksum that was wrong stays wrong, with another value)."""
     ctx = context(entry, run, head, base)
@@ -190,7 +193,7 @@ def _broken_by_change(
     old = Overlay(source, prior([read]), frozenset({read}))
     try:
         old.size(read)
-        files = run.files
+        files = run.files | {read}
     except OSError:  # the change made it
         files = run.files - {read}
     then = replace(ctx, files=files, others=Others(old, run.config, files, run.outside))
