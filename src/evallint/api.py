@@ -55,12 +55,9 @@ def check(
     for what the command reports with exit code 2 (a path that does not exist, a bad
     configuration, a base git does not know).
     """
-    from evallint.cli.selection import choose
+    from evallint.cli.selection import choose, lint_selection
     from evallint.cli.settings import load_config
-    from evallint.engine.run import lint
     from evallint.io import discover
-    from evallint.io.cache import open_cache
-    from evallint.io.source import FsSource
 
     here = Path(cwd) if cwd is not None else Path.cwd()
     args = [os.fspath(p) for p in paths]
@@ -68,20 +65,5 @@ def check(
     chosen_config = config if config is not None else load_config(root)
     chosen_config = replace(chosen_config, max_repeats=0)  # a program gets every finding
     chosen = choose(args, here, root, in_git, chosen_config, diff=diff)
-    store, _ = open_cache(
-        root, in_git, chosen_config, chosen.tree, enabled=cache, blobs=chosen.blobs
-    )
-    report = lint(
-        chosen.paths,
-        FsSource(root),
-        chosen_config,
-        tree=chosen.tree,
-        today=today,
-        baseline=chosen.baseline,
-        gone=chosen.gone,
-        store=store,
-        links=chosen.links,
-        deleted=chosen.deleted,
-    )
-    store.save()
+    report = lint_selection(chosen, root, in_git, chosen_config, today=today, cache=cache)
     return replace(report, skipped=(*chosen.skipped, *report.skipped))

@@ -17,7 +17,6 @@ from evallint.errors import EvallintError
 from evallint.records import replace
 
 if TYPE_CHECKING:
-    from evallint.io.source import Source
     from evallint.model import Report
 
 EXIT_USAGE = 2
@@ -346,28 +345,13 @@ def _github_failure(message: str, environ: Mapping[str, str]) -> None:
         _append(environ["GITHUB_OUTPUT"], "error-count=\nwarning-count=\n")
 
 
-def _prior(root: Path, rev: str) -> Callable[[list[str]], Source]:
-    """What reads files as the commit `rev` has them (a change's base)."""
-
-    def read(paths: list[str]) -> Source:
-        from evallint.io.git import GitRepo
-        from evallint.io.source import RevSource
-
-        return RevSource(GitRepo(root), rev, paths)
-
-    return read
-
-
 def run_check(args: argparse.Namespace) -> int:
     from evallint.engine.parallel import tune_collector
 
     tune_collector()
-    from evallint.cli.selection import choose
+    from evallint.cli.selection import choose, lint_selection
     from evallint.cli.settings import load_config, today, with_flags
-    from evallint.engine.run import lint
     from evallint.io import discover
-    from evallint.io.cache import open_cache
-    from evallint.io.source import FsSource
     from evallint.output import FORMATTERS, formatter
 
     cwd = Path.cwd()
@@ -397,30 +381,11 @@ def run_check(args: argparse.Namespace) -> int:
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
 
     def run(again: bool = False) -> Report:
-        # A fresh cache each time: `--fix` runs again after writing files, whose clean blob
-        # ids the first run's cache (and the listing) may have learnt from git.
-        blobs = None if again else chosen.blobs
+        when = today(args.today, os.environ)
         enabled = not args.no_cache
-        store, uncached = open_cache(
-            root, in_git, config, chosen.tree, enabled=enabled, blobs=blobs, base=chosen.base
+        return lint_selection(
+            chosen, root, in_git, config, today=when, jobs=args.jobs, cache=enabled, again=again
         )
-        report = lint(
-            chosen.paths,
-            FsSource(root),
-            config,
-            tree=chosen.tree,
-            today=today(args.today, os.environ),
-            baseline=chosen.baseline,
-            jobs=args.jobs,
-            gone=chosen.gone,
-            store=store,
-            links=chosen.links,
-            deleted=chosen.deleted,
-            touched=chosen.touched,
-            prior=_prior(root, chosen.base[0]) if chosen.base else None,
-        )
-        store.save()
-        return replace(report, notes=(*report.notes, uncached)) if uncached else report
 
     report = run()
     if fixing:

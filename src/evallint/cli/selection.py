@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,10 +13,12 @@ from evallint.errors import EvallintError
 from evallint.io import discover, git
 from evallint.model import Skipped
 from evallint.project import Entry
-from evallint.records import record
+from evallint.records import record, replace
 
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
+    from evallint.io.source import Source
+    from evallint.model import Report
 
 
 @record
@@ -207,3 +210,56 @@ def load(root: Path, config: Config, ref: str | None) -> Baseline:
 
     repo = GitRepo(root)
     return load_baseline(repo, repo.base(ref or None, os.environ), config)
+
+
+def lint_selection(
+    chosen: Selection,
+    root: Path,
+    in_git: bool,
+    config: Config,
+    *,
+    today: datetime.date | None = None,
+    jobs: int | None = None,
+    cache: bool = True,
+    again: bool = False,
+) -> Report:
+    """Lint what `choose` chose, with the run's cache: as the command and the API run it.
+    `again`: a second run after `--fix` wrote files."""
+    from evallint.engine.run import lint
+    from evallint.io.cache import open_cache
+    from evallint.io.source import FsSource
+
+    # A fresh cache each time: `--fix` runs again after writing files, whose clean blob ids
+    # the first run's cache (and the listing) may have learnt from git.
+    blobs = None if again else chosen.blobs
+    store, uncached = open_cache(
+        root, in_git, config, chosen.tree, enabled=cache, blobs=blobs, base=chosen.base
+    )
+    report = lint(
+        chosen.paths,
+        FsSource(root),
+        config,
+        tree=chosen.tree,
+        today=today,
+        baseline=chosen.baseline,
+        jobs=jobs,
+        gone=chosen.gone,
+        store=store,
+        links=chosen.links,
+        deleted=chosen.deleted,
+        touched=chosen.touched,
+        prior=_prior(root, chosen.base[0]) if chosen.base else None,
+    )
+    store.save()
+    return replace(report, notes=(*report.notes, uncached)) if uncached else report
+
+
+def _prior(root: Path, rev: str) -> Callable[[list[str]], Source]:
+    """What reads files as the commit `rev` has them (a change's base)."""
+
+    def read(paths: list[str]) -> Source:
+        from evallint.io.source import RevSource
+
+        return RevSource(git.GitRepo(root), rev, paths)
+
+    return read

@@ -107,9 +107,13 @@ def lint(
     for entry in indexed.naming:
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
     if (touched or gone) and prior is not None:
-        done = {e.path for e in (*entries, *indexed.affected, *indexed.naming)}
-        for entry, read in _companions(touched | gone, done, run, source):
-            run.diagnostics += _broken_by_change(entry, read, run, head, base, source, prior)
+        # Files checked for other reasons (affected, naming) are checked here too: those
+        # checks run only some rules, and a companion's change may break any.
+        mine, seen = {e.path for e in entries}, set(run.diagnostics)
+        for entry, read in _companions(touched | gone, mine, run, source):
+            found = _broken_by_change(entry, read, run, head, base, source, prior)
+            run.diagnostics += [d for d in found if d not in seen]
+            seen.update(found)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (baseline.note(),) if baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.

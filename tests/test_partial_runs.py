@@ -1,0 +1,163 @@
+"""A run over a change finds what the change causes: every finding a full check has after the
+change, and did not have before it, is in `--diff`'s report and in pre-commit's run over the
+files the change touched; and neither reports a finding the full check does not have. Random
+changes to a tree of every kind (hypothesis), in real git repositories."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import evallint
+from evallint.model import Diagnostic
+from test_eee import MINIMAL_0_2_0
+from test_git import Repo
+
+pytestmark = pytest.mark.usefixtures("no_ci_env")
+
+FOLDER = "data/bench/acme/m"
+UUIDS = [f"{i}f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e" for i in range(3)]
+# The version rules compare with a base: only a run over a change has them.
+VERSION_RULES = {"version-not-bumped", "version-bump-too-small", "version-not-increased"}
+VERSION_RULES |= {"version-non-score-change"}
+
+INSTANCE = {
+    "schema_version": "0.3.0",
+    "evaluation_id": "e0",
+    "model_id": "acme/m",
+    "evaluation_name": "n",
+    "sample_id": "1",
+    "interaction_type": "single_turn",
+    "input": {"raw": "q", "reference": ["a"]},
+    "output": {"raw": ["a"]},
+    "answer_attribution": [],
+    "evaluation": {"score": 1, "is_correct": True},
+}
+SUITE = """\
+name: refunds
+tests:
+  - id: window
+    criteria: Says the 30-day window applies.
+    input:
+      - role: system
+        content:
+          - type: file
+            value: prompts/policy.md
+      - role: user
+        content: Can I get a refund?
+"""
+
+
+def _rubric(ident: str, version: str = "1.0.0") -> str:
+    return (
+        f'id: {ident}\nversion: "{version}"\nchecks:\n'
+        '  - kind: must_contain_any\n    id: window\n    values: ["30 days"]\n'
+        "scoring:\n  combine: all_pass\n"
+    )
+
+
+def _dataset(ref: str) -> str:
+    return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
+
+
+def _samples(ident: str, rows: int) -> str:
+    return "".join(
+        json.dumps({**INSTANCE, "evaluation_id": ident, "sample_id": str(i)}) + "\n"
+        for i in range(rows)
+    )
+
+
+def _aggregate(ident: str, samples: str, uuid: str) -> str:
+    detailed = {
+        "file_path": f"{FOLDER}/{uuid}_samples.jsonl",
+        "total_rows": samples.count("\n"),
+        "checksum": hashlib.sha256(samples.encode()).hexdigest(),
+    }
+    record = {**MINIMAL_0_2_0, "evaluation_id": ident, "detailed_evaluation_results": detailed}
+    return json.dumps(record, indent=2) + "\n"
+
+
+def _tree() -> dict[str, str]:
+    files = {f"rubrics/r{i}.yaml": _rubric(f"r{i}") for i in range(3)}
+    files |= {f"datasets/d{i}.yaml": _dataset(f"rubric/r{i}@1.0.0") for i in range(3)}
+    files |= {"evals/refunds.eval.yaml": SUITE, "evals/prompts/policy.md": "30 days.\n"}
+    for i, uuid in enumerate(UUIDS):
+        samples = _samples(f"e{i}", 2)
+        files[f"{FOLDER}/{uuid}_samples.jsonl"] = samples
+        files[f"{FOLDER}/{uuid}.json"] = _aggregate(f"e{i}", samples, uuid)
+    return files
+
+
+def _change(repo: Repo, step: str, i: int, n: int) -> None:
+    """One random change: of a rubric, a dataset, a prompt, an EEE record or instance file."""
+    root, uuid = repo.root, UUIDS[i % 3]
+    aggregate, samples = root / FOLDER / f"{uuid}.json", root / FOLDER / f"{uuid}_samples.jsonl"
+    if step == "v" and (root / f"rubrics/r{i % 3}.yaml").exists():
+        repo.write({f"rubrics/r{i % 3}.yaml": _rubric(f"r{i % 3}", f"{1 + n % 2}.0.0")})
+    elif step == "d":
+        (root / f"rubrics/r{i % 3}.yaml").unlink(missing_ok=True)
+    elif step == "p":
+        repo.write({f"datasets/d{i % 3}.yaml": _dataset(f"rubric/r{n % 3}@{1 + n % 2}.0.0")})
+    elif step == "m" and (root / "evals/prompts/policy.md").exists():
+        (root / "evals/prompts/policy.md").rename(root / f"evals/prompts/moved{n}.md")
+    elif step == "i" and samples.exists():  # an instance file that its aggregate no longer fits
+        with samples.open("a") as f:
+            f.write(json.dumps({**INSTANCE, "evaluation_id": f"e{i % 3}", "sample_id": str(n)}))
+            f.write("\n")
+    elif step == "a" and aggregate.exists():  # an aggregate that changes its id
+        aggregate.write_text(aggregate.read_text().replace(f'"e{i % 3}"', f'"x{n}"', 1))
+    elif step == "c" and aggregate.exists():  # a copy of a record: its evaluation id twice
+        (root / FOLDER / f"{n}c{uuid[2:]}.json").write_text(aggregate.read_text())
+    elif step == "x":
+        aggregate.unlink(missing_ok=True)
+    elif step == "y":
+        samples.unlink(missing_ok=True)
+    elif step == "s":
+        repo.git("add", "-A")
+
+
+Key = tuple[str, str, int, int]
+
+
+def _keys(diagnostics: tuple[Diagnostic, ...]) -> set[Key]:
+    return {(d.path, d.rule, d.span.line, d.span.column) for d in diagnostics}
+
+
+def _pending(repo: Repo) -> list[str]:
+    """The files pre-commit would name: those the pending change adds or modifies."""
+    listed = repo.git("diff", "--name-only", "-z", "HEAD") + repo.git(
+        "ls-files", "-z", "--others", "--exclude-standard"
+    )
+    return sorted({p for p in listed.split("\0") if p and (repo.root / p).is_file()})
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("vdpmiacxys"), st.integers(0, 5)), min_size=1, max_size=5)
+)
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_run_over_a_change_finds_what_the_change_causes(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
+) -> None:
+    repo = Repo(tmp_path_factory.mktemp("partial") / "repo")
+    repo.commit(_tree(), "base")
+    root = repo.root
+    before = _keys(evallint.check(cwd=root, cache=False).diagnostics)
+    for n, (step, i) in enumerate(steps):
+        _change(repo, step, i, n)
+    after = _keys(evallint.check(cwd=root, cache=False).diagnostics)
+    caused = after - before
+    diff = _keys(evallint.check(cwd=root, diff="main", cache=False).diagnostics)
+    diff = {k for k in diff if k[1] not in VERSION_RULES}
+    assert caused <= diff, f"--diff misses {sorted(caused - diff)}"
+    assert diff <= after, f"--diff reports what a full check does not: {sorted(diff - after)}"
+    named = _pending(repo)
+    if named:
+        found = _keys(evallint.check(named, cwd=root, cache=False).diagnostics)
+        assert caused <= found, f"the named run misses {sorted(caused - found)}"
+        assert found <= after, f"the named run reports more: {sorted(found - after)}"
