@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evallint
+from evallint.engine import index
 from evallint.model import Diagnostic
 from test_eee import MINIMAL_0_2_0
 from test_git import Repo
@@ -60,6 +61,31 @@ def _rubric(ident: str, version: str = "1.0.0") -> str:
     )
 
 
+def _judge(ident: str, version: str = "1.0.0") -> str:
+    return (
+        f'id: {ident}\nversion: "{version}"\nscore_type: continuous\n'
+        "template: |\n  Rate from 0 to 1.\n  Reply: {{ output }}\n"
+    )
+
+
+def _judged(ident: str, judge: str, version: str = "1.0.0") -> str:
+    """A rubric with an LLM judge."""
+    return (
+        f'id: {ident}\nversion: "{version}"\nchecks:\n'
+        f"  - kind: llm_judge\n    id: tone\n    judge_prompt_ref: judge/{judge}\n"
+        "scoring:\n  combine: all_pass\n"
+    )
+
+
+def _composite(ident: str, ref: str) -> str:
+    """A rubric made of another."""
+    return (
+        f'id: {ident}\nversion: "1.0.0"\nchecks:\n'
+        f"  - kind: composite\n    id: part\n    rubric_ref: {ref}\n"
+        "scoring:\n  combine: min\n"
+    )
+
+
 def _dataset(ref: str) -> str:
     return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
 
@@ -85,6 +111,13 @@ def _tree() -> dict[str, str]:
     files = {f"rubrics/r{i}.yaml": _rubric(f"r{i}") for i in range(3)}
     files |= {f"datasets/d{i}.yaml": _dataset(f"rubric/r{i}@1.0.0") for i in range(3)}
     files |= {"evals/refunds.eval.yaml": SUITE, "evals/prompts/policy.md": "30 days.\n"}
+    files |= {f"judges/j{i}.yaml": _judge(f"j{i}") for i in range(2)}
+    files |= {
+        "rubrics/t0.yaml": _judged("t0", "j0@1.0.0"),
+        "rubrics/t1.yaml": _judged("t1", "j1@1"),
+    }
+    files["rubrics/c0.yaml"] = _composite("c0", "rubric/t0@1.0.0")
+    files["datasets/dc.yaml"] = _dataset("rubric/c0@1.0.0")
     for i, uuid in enumerate(UUIDS):
         samples = _samples(f"e{i}", 2)
         files[f"{FOLDER}/{uuid}_samples.jsonl"] = samples
@@ -116,6 +149,14 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         aggregate.unlink(missing_ok=True)
     elif step == "y":
         samples.unlink(missing_ok=True)
+    elif step == "j" and (root / f"judges/j{i % 2}.yaml").exists():
+        repo.write({f"judges/j{i % 2}.yaml": _judge(f"j{i % 2}", f"{2 + n % 2}.0.0")})
+    elif step == "q":
+        (root / f"judges/j{i % 2}.yaml").unlink(missing_ok=True)
+    elif step == "t" and (root / "rubrics/t0.yaml").exists():
+        repo.write({"rubrics/t0.yaml": _judged("t0", f"j{i % 2}@1.0.0", f"{1 + n % 3}.0.0")})
+    elif step == "o":
+        repo.write({"rubrics/c0.yaml": _composite("c0", f"rubric/{['t0', 't1', 'c0'][i % 3]}@^1")})
     elif step == "s":
         repo.git("add", "-A")
 
@@ -136,28 +177,38 @@ def _pending(repo: Repo) -> list[str]:
 
 
 @given(
-    st.lists(st.tuples(st.sampled_from("vdpmiacxys"), st.integers(0, 5)), min_size=1, max_size=5)
+    st.lists(
+        st.tuples(st.sampled_from("vdpmiacxyjqtos"), st.integers(0, 5)), min_size=1, max_size=5
+    ),
+    st.booleans(),
 )
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_a_run_over_a_change_finds_what_the_change_causes(
-    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]], memo: bool
 ) -> None:
+    """`memo`: the runs ask the memo of the base's tree (as in a large tree), written by runs
+    before the change; else they read every file."""
     repo = Repo(tmp_path_factory.mktemp("partial") / "repo")
     repo.commit(_tree(), "base")
     root = repo.root
-    before = _keys(evallint.check(cwd=root, cache=False).diagnostics)
-    for n, (step, i) in enumerate(steps):
-        _change(repo, step, i, n)
-    after = _keys(evallint.check(cwd=root, cache=False).diagnostics)
-    caused = after - before
-    diff = _keys(evallint.check(cwd=root, diff="main", cache=False).diagnostics)
-    diff = {k for k in diff if k[1] not in VERSION_RULES}
-    assert caused <= diff, f"--diff misses {sorted(caused - diff)}"
-    assert diff <= after, f"--diff reports what a full check does not: {sorted(diff - after)}"
-    named = _pending(repo)
-    if named:
-        found = _keys(evallint.check(named, cwd=root, cache=False).diagnostics)
-        assert caused <= found, f"the named run misses {sorted(caused - found)}"
-        assert found <= after, f"the named run reports more: {sorted(found - after)}"
+    with pytest.MonkeyPatch.context() as large:
+        if memo:
+            large.setattr(index, "MEMO_FROM", 1)
+            evallint.check(cwd=root, diff="main")  # fills the cache
+            evallint.check(cwd=root, diff="main")  # writes the memo
+        before = _keys(evallint.check(cwd=root, cache=False).diagnostics)
+        for n, (step, i) in enumerate(steps):
+            _change(repo, step, i, n)
+        after = _keys(evallint.check(cwd=root, cache=False).diagnostics)
+        caused = after - before
+        diff = _keys(evallint.check(cwd=root, diff="main", cache=memo).diagnostics)
+        diff = {k for k in diff if k[1] not in VERSION_RULES}
+        assert caused <= diff, f"--diff misses {sorted(caused - diff)}"
+        assert diff <= after, f"--diff reports what a full check does not: {sorted(diff - after)}"
+        named = _pending(repo)
+        if named:
+            found = _keys(evallint.check(named, cwd=root, cache=memo).diagnostics)
+            assert caused <= found, f"the named run misses {sorted(caused - found)}"
+            assert found <= after, f"the named run reports more: {sorted(found - after)}"
