@@ -12,6 +12,7 @@ import pytest
 
 from test_eee import MINIMAL_0_2_0
 from test_git import Repo
+from test_streaming import RECORD
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -186,18 +187,7 @@ def test_diff_reports_the_aggregate_whose_instance_file_is_deleted(repo: Repo, r
     assert f"does not exist (looked for {SAMPLES})" in first
 
 
-INSTANCE = {
-    "schema_version": "0.3.0",
-    "evaluation_id": "e",
-    "model_id": "acme/m",
-    "evaluation_name": "n",
-    "sample_id": "1",
-    "interaction_type": "single_turn",
-    "input": {"raw": "q", "reference": ["a"]},
-    "output": {"raw": ["a"]},
-    "answer_attribution": [],
-    "evaluation": {"score": 1, "is_correct": True},
-}
+INSTANCE = {**RECORD, "evaluation_id": "e"}  # an instance record of the aggregate "e"
 
 
 def _records(repo: Repo, rows: int = 1) -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import evallint
 from evallint.engine import index
 from evallint.model import Diagnostic
+from test_deletions import INSTANCE, SUITE
 from test_eee import MINIMAL_0_2_0
 from test_git import Repo
 
@@ -25,32 +26,6 @@ UUIDS = [f"{i}f2b1c9e-1d2a-4b3c-8d4e-5f6a7b8c9d0e" for i in range(3)]
 # The version rules compare with a base: only a run over a change has them.
 VERSION_RULES = {"version-not-bumped", "version-bump-too-small", "version-not-increased"}
 VERSION_RULES |= {"version-non-score-change"}
-
-INSTANCE = {
-    "schema_version": "0.3.0",
-    "evaluation_id": "e0",
-    "model_id": "acme/m",
-    "evaluation_name": "n",
-    "sample_id": "1",
-    "interaction_type": "single_turn",
-    "input": {"raw": "q", "reference": ["a"]},
-    "output": {"raw": ["a"]},
-    "answer_attribution": [],
-    "evaluation": {"score": 1, "is_correct": True},
-}
-SUITE = """\
-name: refunds
-tests:
-  - id: window
-    criteria: Says the 30-day window applies.
-    input:
-      - role: system
-        content:
-          - type: file
-            value: prompts/policy.md
-      - role: user
-        content: Can I get a refund?
-"""
 
 
 def _rubric(ident: str, version: str = "1.0.0") -> str:
