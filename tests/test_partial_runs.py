@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -132,6 +133,24 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         repo.write({"rubrics/t0.yaml": _judged("t0", f"j{i % 2}@1.0.0", f"{1 + n % 3}.0.0")})
     elif step == "o":
         repo.write({"rubrics/c0.yaml": _composite("c0", f"rubric/{['t0', 't1', 'c0'][i % 3]}@^1")})
+    elif step == "f" and (root / f"rubrics/r{i % 3}.yaml").exists():  # now needs facts
+        text = _rubric(f"r{i % 3}", f"{1 + n % 2}.0.0")
+        repo.write(
+            {
+                f"rubrics/r{i % 3}.yaml": text.replace(
+                    "checks:\n", "checks:\n  - {kind: fact_match, id: f1}\n"
+                )
+            }
+        )
+    elif step == "g" and (root / "rubrics/t0.yaml").exists():  # composed by c0: needs facts
+        text = _judged("t0", "j0@1.0.0", f"{1 + n % 2}.0.0")
+        repo.write(
+            {
+                "rubrics/t0.yaml": text.replace(
+                    "checks:\n", "checks:\n  - {kind: fact_match, id: f1}\n"
+                )
+            }
+        )
     elif step == "s":
         repo.git("add", "-A")
 
@@ -153,7 +172,7 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtos"), st.integers(0, 5)), min_size=1, max_size=5
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgs"), st.integers(0, 5)), min_size=1, max_size=5
     ),
     st.booleans(),
 )
@@ -187,3 +206,22 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
             found = _keys(evallint.check(named, cwd=root, cache=memo).diagnostics)
             assert caused <= found, f"the named run misses {sorted(caused - found)}"
             assert found <= after, f"the named run reports more: {sorted(found - after)}"
+
+
+@pytest.mark.parametrize("memo", [False, True])
+def test_a_rubric_that_now_asks_for_facts_breaks_datasets_that_name_its_composer(
+    tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dc names c0, which composes t0: when t0 asks for expected facts, dc's questions lack
+    them, though the change names neither c0 nor dc."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(_tree(), "base")
+    if memo:
+        monkeypatch.setattr(index, "MEMO_FROM", 1)
+        evallint.check(cwd=repo.root, diff="main")
+        evallint.check(cwd=repo.root, diff="main")
+    _change(repo, "g", 0, 0)  # t0 keeps its version: c0 still composes it
+    for paths in ([], ["rubrics/t0.yaml"]):
+        diff = "main" if not paths else None
+        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+        assert ("datasets/dc.yaml", "question-missing-inputs") in {(d.path, d.rule) for d in found}

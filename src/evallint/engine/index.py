@@ -244,7 +244,28 @@ def _from_summaries(
         store.keep(others)
         if changed is not None and warm:  # the run keeps a memo, and found none
             store.put_memo(*_memo_rows(rest, known, store, changed | {e.path for e in linted}))
-    return _indexed(linted, defined, named, out, out.later, source, config, gone, others, store)
+
+    def find(names: set[str]) -> Found:
+        """Definers and other files outside the run that mention any of `names`: a second
+        pass over the summaries, made only when the run's rubrics are composed by others."""
+        plain = {p: s.mentions for p, s in fresh if s.kind is None and s.mentions}
+        may = _may_name(names)
+        definers = [d for d in out.later if may(d.mentions) and _refs_to(d.mentions, names)]
+        texts_found = []
+        for path in others:
+            text = plain.get(path)
+            if text is None:
+                cached = _cached(kept.get(path), known.get(path))
+                if type(cached) is int:
+                    cached = text_at(texts, cached) if texts is not None else None
+                text = cached if isinstance(cached, str) else None
+            if text and may(text):
+                texts_found.append((path, text))
+        return definers, texts_found
+
+    return _indexed(
+        linted, defined, named, out, out.later, source, config, gone, others, store, find
+    )
 
 
 def _sort_out(
@@ -276,10 +297,12 @@ def _indexed(
     gone: frozenset[str],
     others: Sequence[str],
     store: Store | None,
+    find: Callable[[set[str]], Found],
     backing: Backing | None = None,
 ) -> Indexed:
     """The project, and the files outside the run it affects. `candidates`: the definers
-    outside the run that may refer to, or redefine, its ids."""
+    outside the run that may refer to, or redefine, its ids; `find`: the definers and other
+    files outside the run that mention given ids."""
     # In the tree's order, as if each file were taken in turn (messages list broken files).
     out.broken.sort(key=lambda b: b[1])
     out.mentioning.sort(key=lambda m: m[0])
@@ -298,8 +321,50 @@ def _indexed(
         for e in candidates
         if _may_touch(e, defined, named) and _touches(e.entry(), defined, project)
     ]
+    referrers += _through_composites(touched, project, find, source, config)
     naming = _naming(gone, others, source, config, store)
     return Indexed(project, tuple(touched + referrers), tuple(naming))
+
+
+# Definers, and (path, mentions) of other files, that mention given ids (`_indexed`'s `find`).
+Found = tuple[list[Later], list[tuple[str, str]]]
+
+
+def _through_composites(
+    touched: Sequence[Entry],
+    project: Project,
+    find: Callable[[set[str]], Found],
+    source: Source,
+    config: Config,
+) -> list[Entry]:
+    """The files outside the run that name a rubric composed of the run's, at any depth: what
+    the run's rubrics ask of questions (facts, tools) is asked by those that compose them,
+    so a dataset that names one may now lack it."""
+    rubric = ai_eval.RUBRIC
+    composers: dict[str, str] = {}  # path -> id of rubrics outside the run that reach the run's
+    new = {e.path: _own_id(e) for e in touched if e.kind is rubric}
+    found: dict[str, list[Ref]] = {}
+    while new := {p: i for p, i in new.items() if i and p not in composers}:
+        composers.update(new)
+        names = {f"{rubric.namespace}/{i}" for i in new.values()}
+        definers, texts = find(names)
+        for path, text in texts:
+            found.setdefault(path, []).extend(_refs_to(text, names))
+        new = {d.path: d.ident for d in definers if d.kind is rubric}
+    out = []
+    for path, refs in sorted(found.items()):
+        if path in project.entries or not _might_break(refs, project, set(composers)):
+            continue
+        entry = read_entry(path, source, config)
+        if isinstance(entry, Entry):
+            project.add(entry)
+            out.append(entry)
+    return out
+
+
+def _own_id(entry: Entry) -> str:
+    found = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
+    return found[0] if found else ""
 
 
 def _from_memo(
@@ -337,6 +402,14 @@ def _from_memo(
         store.texts() if many and defined else None,
     )
     _sort_out(fresh, defined, named, load, out)
+    plain = [(p, s.mentions) for p, s in fresh if s.kind is None and s.mentions]
+
+    def find(names: set[str]) -> Found:
+        """Definers and other files outside the run that mention any of `names`."""
+        definers, texts_found = backing.mentioning(sorted(names))
+        definers += [d for d in out.later if _refs_to(d.mentions, names)]
+        return definers, texts_found + [(p, t) for p, t in plain if _refs_to(t, names)]
+
     out.broken.extend(backing.broken())
     candidates = list(out.later)
     if defined:
@@ -352,7 +425,7 @@ def _from_memo(
     others = _rest(eval_files(tree), linted) if gone else ()
     store.keep(tree)  # every file the memo may stand for keeps its summary in the cache
     return _indexed(
-        linted, defined, named, out, unique, source, config, gone, others, store, backing
+        linted, defined, named, out, unique, source, config, gone, others, store, find, backing
     )
 
 
@@ -803,13 +876,17 @@ def _may_touch(later: Later, defined: set[tuple[str, str]], named: set[str]) -> 
     return own in defined or bool(_refs_to(later.mentions, named))
 
 
-def _might_break(refs: Sequence[Ref], project: Project) -> bool:
+def _might_break(
+    refs: Sequence[Ref],
+    project: Project,
+    composers: set[str] = frozenset(),  # type: ignore[assignment]
+) -> bool:
     """Whether a file that mentions the run's ids could get a finding the run causes.
 
-    Its references to those ids may now fail to resolve, or resolve to a rubric of the run
-    that asks questions for inputs (facts, tools) they may lack. (A definer the project holds
-    as an entry is the run's: those outside it are `Later`, and files added as referrers
-    define nothing.)
+    Its references to those ids may now fail to resolve, or resolve to a rubric of the run,
+    or one that composes a rubric of the run (`composers`, by path), that asks questions for
+    inputs (facts, tools) they may lack. (A definer the project holds as an entry is the
+    run's: those outside it are `Later`, and files added as referrers define nothing.)
     """
     from evallint.rules.datasets import needs  # the rule's own notion of what a rubric needs
 
@@ -818,7 +895,7 @@ def _might_break(refs: Sequence[Ref], project: Project) -> bool:
         if target is None:
             return True
         if (
-            target.path in project.entries
+            (target.path in project.entries or target.path in composers)
             and ref.namespace == ai_eval.RUBRIC.name
             and needs(project, target)
         ):
