@@ -13,6 +13,7 @@ from evallint.config import Config
 from evallint.engine import index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
 from evallint.io.source import Overlay, Source
+from evallint.kinds.eee import beside
 from evallint.model import Checked, Diagnostic, Report
 from evallint.project import Entry, Project
 from evallint.read import read_entry
@@ -149,26 +150,19 @@ def _asks_many(paths: Sequence[str], store: index.Store | None, tree: Sequence[s
     return index.memo_for(store, len(tree), len(paths)) is None and not store.kept()
 
 
-# An EEE record and its companion sit side by side: `<uuid>.json` and `<uuid>_samples.jsonl`.
-# Each reads the other (the aggregate its instance file's bytes, each instance file its
-# aggregate's ids), so a change to one can break the other, which the change does not touch.
-_INSTANCES = "_samples.jsonl"
-
-
 def _companions(
     touched: frozenset[str], done: set[str], run: Run, source: Source
 ) -> list[tuple[Entry, str]]:
     """The records outside the run beside a file the change made, changed or deleted, and
-    that file."""
+    that file. Each reads the other (an EEE aggregate its instance file's bytes, the instance
+    records their aggregate's ids), so a change to one can break the other, which the change
+    does not touch."""
     out = []
     for path in sorted(touched):
-        if path.endswith(_INSTANCES):
-            other = path.removesuffix(_INSTANCES) + ".json"
-        elif path.endswith(".json"):
-            other = path.removesuffix(".json") + _INSTANCES
-        else:
+        other = beside(path)
+        if other is None or other in done or other in touched:
             continue
-        if other in done or other in touched or other not in run.files or run.outside(other):
+        if other not in run.files or run.outside(other):
             continue
         found = read_entry(other, source, run.config)
         if isinstance(found, Entry):
@@ -187,9 +181,9 @@ def _broken_by_change(
 ) -> list[Diagnostic]:
     """The findings of a record that the change to the file it reads (`read`) causes: those
     it would not get with that file as it was (absent, when the change made it; there, when
-    the change deleted it). A finding
-    the record had already, by the same rule at the same place, is not the change's, though
-    its words may differ (a checksum that was wrong stays wrong, with another value)."""
+    the change deleted it). A finding the record had already, by the same rule at the same
+    place, is not the change's, though its words may differ (a checksum that was wrong stays
+    wrong, with another value)."""
     ctx = context(entry, run, head, base)
     found = check_entry(entry, ctx, run, source)
     if not found:

@@ -64,6 +64,20 @@ _INSTANCE = {v: v for v in INSTANCE_VERSIONS} | {
 _INSTANCE_SCHEMA = {spelling: f"eee/instance_{v}" for spelling, v in _INSTANCE.items()}
 
 
+INSTANCES = "_samples.jsonl"  # what an instance file's name ends with
+
+
+def beside(path: str) -> str | None:
+    """The record file beside a record file: an aggregate `<uuid>.json` and its instance file
+    `<uuid>_samples.jsonl` sit side by side, and each is read with the other. None for a path
+    that is neither."""
+    if path.endswith(INSTANCES):
+        return path.removesuffix(INSTANCES) + ".json"
+    if path.endswith(".json"):
+        return path.removesuffix(".json") + INSTANCES
+    return None
+
+
 def instance_schema(data: JSON) -> str | None:
     """The instance schema a record's `schema_version` names (a JSONL file asks once per
     record, so this is one dictionary lookup, not a chain of calls)."""
