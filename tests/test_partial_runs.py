@@ -93,6 +93,7 @@ def _tree() -> dict[str, str]:
         "rubrics/t1.yaml": _judged("t1", "j1@1"),
     }
     files["rubrics/c0.yaml"] = _composite("c0", "rubric/t0@1.0.0")
+    files["rubrics/c1.yaml"] = _composite("c1", "rubric/c0@1.0.0")
     files["datasets/dc.yaml"] = _dataset("rubric/c0@1.0.0")
     for i, uuid in enumerate(UUIDS):
         samples = _samples(f"e{i}", 2)
@@ -151,6 +152,8 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
                 )
             }
         )
+    elif step == "k" and (root / "rubrics/t0.yaml").exists():  # t0 composes c1: a cycle
+        repo.write({"rubrics/t0.yaml": _composite("t0", f"rubric/c1@{1 + n % 2}.0.0")})
     elif step == "s":
         repo.git("add", "-A")
 
@@ -172,7 +175,7 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtofgs"), st.integers(0, 5)), min_size=1, max_size=5
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgks"), st.integers(0, 5)), min_size=1, max_size=5
     ),
     st.booleans(),
 )
@@ -225,3 +228,23 @@ def test_a_rubric_that_now_asks_for_facts_breaks_datasets_that_name_its_composer
         diff = "main" if not paths else None
         found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
         assert ("datasets/dc.yaml", "question-missing-inputs") in {(d.path, d.rule) for d in found}
+
+
+@pytest.mark.parametrize("memo", [False, True])
+def test_a_cycle_through_the_run_is_reported_in_every_rubric_on_it(
+    tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """c1 composes c0, which composes t0: when t0 comes to compose c1, the cycle is c1's too,
+    though c1 names no rubric of the change."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(_tree(), "base")
+    if memo:
+        monkeypatch.setattr(index, "MEMO_FROM", 1)
+        evallint.check(cwd=repo.root, diff="main")
+        evallint.check(cwd=repo.root, diff="main")
+    _change(repo, "k", 0, 0)
+    for paths in ([], ["rubrics/t0.yaml"]):
+        diff = "main" if not paths else None
+        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+        cycles = {d.path for d in found if d.rule == "composite-cycle"}
+        assert cycles == {"rubrics/t0.yaml", "rubrics/c0.yaml", "rubrics/c1.yaml"}

@@ -321,9 +321,9 @@ def _indexed(
         for e in candidates
         if _may_touch(e, defined, named) and _touches(e.entry(), defined, project)
     ]
-    referrers += _through_composites(touched, project, find, source, config)
+    deeper, named_deeper = _through_composites(touched, project, find, source, config)
     naming = _naming(gone, others, source, config, store)
-    return Indexed(project, tuple(touched + referrers), tuple(naming))
+    return Indexed(project, tuple(touched + deeper + referrers + named_deeper), tuple(naming))
 
 
 # Definers, and (path, mentions) of other files, that mention given ids (`_indexed`'s `find`).
@@ -336,13 +336,16 @@ def _through_composites(
     find: Callable[[set[str]], Found],
     source: Source,
     config: Config,
-) -> list[Entry]:
-    """The files outside the run that name a rubric composed of the run's, at any depth: what
-    the run's rubrics ask of questions (facts, tools) is asked by those that compose them,
-    so a dataset that names one may now lack it."""
+) -> tuple[list[Entry], list[Entry]]:
+    """The rubrics outside the run that compose the run's at a depth of two or more (a cycle
+    or a chain's depth through the run's rubrics is theirs too; those at one are `touched`),
+    and the files outside the run that name a rubric composed of the run's: what the run's
+    rubrics ask of questions (facts, tools) is asked by those that compose them, so a dataset
+    that names one may now lack it."""
     rubric = ai_eval.RUBRIC
     composers: dict[str, str] = {}  # path -> id of rubrics outside the run that reach the run's
     new = {e.path: _own_id(e) for e in touched if e.kind is rubric}
+    deeper: dict[str, Later] = {}
     found: dict[str, list[Ref]] = {}
     while new := {p: i for p, i in new.items() if i and p not in composers}:
         composers.update(new)
@@ -350,16 +353,18 @@ def _through_composites(
         definers, texts = find(names)
         for path, text in texts:
             found.setdefault(path, []).extend(_refs_to(text, names))
-        new = {d.path: d.ident for d in definers if d.kind is rubric}
-    out = []
+        reached = [d for d in definers if d.kind is rubric and d.path not in composers]
+        deeper.update((d.path, d) for d in reached)
+        new = {d.path: d.ident for d in reached}
+    named = []
     for path, refs in sorted(found.items()):
         if path in project.entries or not _might_break(refs, project, set(composers)):
             continue
         entry = read_entry(path, source, config)
         if isinstance(entry, Entry):
             project.add(entry)
-            out.append(entry)
-    return out
+            named.append(entry)
+    return [d.entry() for _, d in sorted(deeper.items())], named
 
 
 def _own_id(entry: Entry) -> str:
