@@ -80,6 +80,13 @@ def _aggregate(ident: str, samples: str, uuid: str) -> str:
         "checksum": hashlib.sha256(samples.encode()).hexdigest(),
     }
     record = {**MINIMAL_0_2_0, "evaluation_id": ident, "detailed_evaluation_results": detailed}
+    if uuid == UUIDS[1]:  # scored with rubric r1 at 1.0.0, as a version map (no "rubric/r1")
+        versions = json.dumps({"r1": "1.0.0"})
+        record["eval_library"] = {
+            "name": "ai_eval",
+            "version": "1.0",
+            "additional_details": {"rubric_versions": versions},
+        }
     return json.dumps(record, indent=2) + "\n"
 
 
@@ -248,3 +255,23 @@ def test_a_cycle_through_the_run_is_reported_in_every_rubric_on_it(
         found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
         cycles = {d.path for d in found if d.rule == "composite-cycle"}
         assert cycles == {"rubrics/t0.yaml", "rubrics/c0.yaml", "rubrics/c1.yaml"}
+
+
+@pytest.mark.parametrize("memo", [False, True])
+def test_a_record_that_names_a_rubric_in_a_version_map_is_checked_when_the_rubric_moves_on(
+    tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record says `{"rubric_versions": "{\\"r1\\": \\"1.0.0\\"}"}`: its bytes never spell
+    `rubric/r1`, so its summary keeps the references read from its data."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(_tree(), "base")
+    if memo:
+        monkeypatch.setattr(index, "MEMO_FROM", 1)
+        evallint.check(cwd=repo.root, diff="main")
+        evallint.check(cwd=repo.root, diff="main")
+    _change(repo, "v", 1, 1)  # r1 becomes 2.0.0
+    record = f"{FOLDER}/{UUIDS[1]}.json"
+    for paths in ([], ["rubrics/r1.yaml"]):
+        diff = "main" if not paths else None
+        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+        assert (record, "eee-envelope-ref") in {(d.path, d.rule) for d in found}

@@ -700,11 +700,17 @@ def _unescaped(raw: bytes) -> bytes:
 
 def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
     text = _unescaped(raw)
-    texts = {m for pattern in _ANY_REF for m in pattern.findall(text)}
-    mentions = " ".join(sorted(m.decode("ascii") for m in texts))
+    texts = {m.decode("ascii") for pattern in _ANY_REF for m in pattern.findall(text)}
+    found = None
+    if any(needle in text for needle in _MENTION_NEEDLES):
+        # References the bytes do not spell out (EEE's version maps): read from the data.
+        found = read_entry(path, source, config, raw)
+        if isinstance(found, Entry) and found.kind.mentions is not None and found.doc.ok:
+            texts |= {t for t in found.kind.mentions(found.doc.data) if _is_mention(t)}
+    mentions = " ".join(sorted(texts))
     if not (_definer_by_path(path, config) or _may_define(text)):
         return Summary(mentions)
-    found = read_entry(path, source, config, raw)
+    found = found if found is not None else read_entry(path, source, config, raw)
     if not isinstance(found, Entry) or found.kind.defines is None:
         return Summary(mentions)
     defined = found.kind.defines(found.doc.data) if found.doc.ok else None
@@ -820,6 +826,16 @@ def _bytes(path: str, source: Source, config: Config) -> bytes | None:
     except OSError:
         return None
     return found if isinstance(found, bytes) else None
+
+
+# Bytes of a file whose kind holds references its bytes do not spell out (`Kind.mentions`).
+_MENTION_NEEDLES = tuple({n for k in KINDS if k.mentions for n in k.mention_needles})
+
+
+def _is_mention(text: str) -> bool:
+    """Whether a reference text can stand in a summary's mentions: one that parses, and
+    holds no space (the mentions are space-separated)."""
+    return " " not in text and parse_ref(text) is not None
 
 
 # Per defining kind, the texts its files hold (`Kind.needles`), tested on every file of a cold

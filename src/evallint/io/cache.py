@@ -45,7 +45,7 @@ FOLDER = ".evallint_cache"
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2
 NEAR_CHANGES = 100
-FORMAT = 6  # what a summary holds; a cache of another format is never read
+FORMAT = 7  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 from evallint.model import JSON, Pointer
@@ -110,6 +110,12 @@ class Kind:
     # What rules of other files read of a definer, as names to lists of strings: kept in its
     # summary, so that a partial run need not parse it for them.
     digest: Callable[[JSON], Digest] | None = None
+    # References (`namespace/id@version`) a file of this kind holds in forms that a search of
+    # its bytes for `namespace/id` does not see (EEE's version maps), and bytes that every
+    # file holding one contains: a partial run parses those files to keep the references in
+    # their summaries.
+    mentions: Callable[[JSON], Iterable[str]] | None = None
+    mention_needles: tuple[bytes, ...] = ()
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from evallint.kinds.base import Kind
-from evallint.model import JSON
+from evallint.model import JSON, Pointer
 
 # Every released aggregate version; each has its schema in schema/eee/eval_<version>.schema.json.
 CHECKED = ("0.0.1", "0.1.0", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
@@ -38,6 +39,57 @@ def in_layout(path: str) -> bool:
     return len(parts) >= 5 and parts[-5] == "data" and bool(_UUID.match(parts[-1]))
 
 
+# The maps of ai_eval versions an aggregate may record, and the namespace each names.
+VERSION_MAPS = {"rubric_versions": "rubric", "judge_versions": "judge"}
+
+
+def additional_details(data: object, where: Pointer) -> Iterator[tuple[Pointer, dict[str, object]]]:
+    """Every `additional_details` object in a record, with where it is."""
+    stack: list[tuple[Pointer, object]] = [(where, data)]
+    while stack:
+        pointer, value = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if key == "additional_details" and isinstance(child, dict):
+                    yield (*pointer, key), child
+                elif isinstance(child, dict | list):
+                    stack.append(((*pointer, key), child))
+        elif isinstance(value, list):
+            stack.extend(((*pointer, i), c) for i, c in enumerate(value))
+
+
+def decoded(value: object) -> object:
+    """0.2.1+ keeps only strings in additional_details: structured values are JSON-encoded."""
+    import json
+
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):  # not JSON, or nested past what Python reads
+            return value
+    return value
+
+
+def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
+    """(where, "rubric/id@version") for each ai_eval version an aggregate records."""
+    for pointer, details in additional_details(data, ()):
+        for key, raw in details.items():
+            value, here = decoded(raw), (*pointer, key)
+            namespace = VERSION_MAPS.get(key)
+            if namespace and isinstance(value, dict):
+                for ident, version in value.items():
+                    yield here, f"{namespace}/{ident}@{version}"
+            values = value if isinstance(value, list) else [value]
+            for item in values:
+                if isinstance(item, str) and item.startswith(("rubric/", "judge/")):
+                    yield here, item
+
+
+def envelope_mentions(data: JSON) -> list[str]:
+    """The references an aggregate's envelope records, as text (`Kind.mentions`)."""
+    return [text for _, text in envelope_refs(data)]
+
+
 AGGREGATE = Kind(
     "eee-aggregate",
     "Every Eval Ever aggregate record",
@@ -48,6 +100,8 @@ AGGREGATE = Kind(
     schema_of=aggregate_schema,
     forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
     shared=("evaluation_id",),  # eee-duplicate-evaluation-id compares it across files
+    mentions=envelope_mentions,
+    mention_needles=(b"_versions",),  # rubric_versions, judge_versions
     claim=in_layout,
     markers=(("schema_version", "evaluation_results"), ("model_info", "evaluation_results")),
 )

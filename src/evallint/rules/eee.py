@@ -10,7 +10,10 @@ from evallint.kinds import ai_eval, eee
 from evallint.kinds.eee import (
     CHECKED,
     INSTANCE_VERSIONS,
+    VERSION_MAPS,
+    additional_details,
     declared_version,
+    envelope_refs,
     unknown_instance_versions,
 )
 from evallint.model import Finding, Pointer, Severity
@@ -333,43 +336,13 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
         )
 
 
-_VERSION_MAPS = {"rubric_versions": ai_eval.RUBRIC.name, "judge_versions": ai_eval.JUDGE.name}
-
-
-def _details(data: object, where: Pointer) -> Iterator[tuple[Pointer, dict[str, object]]]:
-    """Every `additional_details` object in a record, with where it is."""
-    stack: list[tuple[Pointer, object]] = [(where, data)]
-    while stack:
-        pointer, value = stack.pop()
-        if isinstance(value, dict):
-            for key, child in value.items():
-                if key == "additional_details" and isinstance(child, dict):
-                    yield (*pointer, key), child
-                elif isinstance(child, dict | list):
-                    stack.append(((*pointer, key), child))
-        elif isinstance(value, list):
-            stack.extend(((*pointer, i), c) for i, c in enumerate(value))
-
-
-def _decoded(value: object) -> object:
-    """0.2.1+ keeps only strings in additional_details: structured values are JSON-encoded."""
-    import json
-
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError):  # not JSON, or nested past what Python reads
-            return value
-    return value
-
-
 def _envelope_places(doc: Document) -> list[Pointer]:
     """Where eee-envelope-ref looks: every `additional_details`, in a record whose text could
     hold a reference (the walk is skipped for the rest; escapes, `\\u0072` or JSON's `\\/`,
     could spell one)."""
     if not _may_name_versions(doc.text):
         return []
-    return [pointer for pointer, _ in _details(doc.data, ())]
+    return [pointer for pointer, _ in additional_details(doc.data, ())]
 
 
 def _may_name_versions(text: str) -> bool:
@@ -383,23 +356,8 @@ def _may_name_versions(text: str) -> bool:
     )
 
 
-_NAMESPACES = tuple(_VERSION_MAPS.values())
-assert all(key.startswith(_NAMESPACES) for key in _VERSION_MAPS)
-
-
-def envelope_refs(data: object) -> Iterator[tuple[Pointer, str]]:
-    """(where, "rubric/id@version") for each ai_eval version an aggregate records."""
-    for pointer, details in _details(data, ()):
-        for key, raw in details.items():
-            value, here = _decoded(raw), (*pointer, key)
-            namespace = _VERSION_MAPS.get(key)
-            if namespace and isinstance(value, dict):
-                for ident, version in value.items():
-                    yield here, f"{namespace}/{ident}@{version}"
-            values = value if isinstance(value, list) else [value]
-            for item in values:
-                if isinstance(item, str) and item.startswith(("rubric/", "judge/")):
-                    yield here, item
+_NAMESPACES = tuple(VERSION_MAPS.values())
+assert all(key.startswith(_NAMESPACES) for key in VERSION_MAPS)
 
 
 @rule(
