@@ -218,22 +218,35 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
             assert found <= after, f"the named run reports more: {sorted(found - after)}"
 
 
-@pytest.mark.parametrize("memo", [False, True])
-def test_a_rubric_that_now_asks_for_facts_breaks_datasets_that_name_its_composer(
-    tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """dc names c0, which composes t0: when t0 asks for expected facts, dc's questions lack
-    them, though the change names neither c0 nor dc."""
+def _after_change(
+    tmp_path: Path,
+    memo: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    change: tuple[str, int, int],
+    named: str,
+) -> list[tuple[Diagnostic, ...]]:
+    """The findings of `--diff` and of the run over `named`, after one change of a fresh tree
+    (`memo`: asking the memo of the base, written by runs before the change)."""
     repo = Repo(tmp_path / "repo")
     repo.commit(_tree(), "base")
     if memo:
         monkeypatch.setattr(index, "MEMO_FROM", 1)
-        evallint.check(cwd=repo.root, diff="main")
-        evallint.check(cwd=repo.root, diff="main")
-    _change(repo, "g", 0, 0)  # t0 keeps its version: c0 still composes it
-    for paths in ([], ["rubrics/t0.yaml"]):
-        diff = "main" if not paths else None
-        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+        evallint.check(cwd=repo.root, diff="main")  # fills the cache
+        evallint.check(cwd=repo.root, diff="main")  # writes the memo
+    _change(repo, *change)
+    return [
+        evallint.check(cwd=repo.root, diff="main", cache=memo).diagnostics,
+        evallint.check([named], cwd=repo.root, cache=memo).diagnostics,
+    ]
+
+
+@pytest.mark.parametrize("memo", [False, True])
+def test_a_rubric_that_now_asks_for_facts_breaks_datasets_that_name_its_composer(
+    tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dc names c0, which composes t0: when t0 asks for expected facts (keeping its version,
+    so c0 still composes it), dc's questions lack them, though the change names neither."""
+    for found in _after_change(tmp_path, memo, monkeypatch, ("g", 0, 0), "rubrics/t0.yaml"):
         assert ("datasets/dc.yaml", "question-missing-inputs") in {(d.path, d.rule) for d in found}
 
 
@@ -243,16 +256,7 @@ def test_a_cycle_through_the_run_is_reported_in_every_rubric_on_it(
 ) -> None:
     """c1 composes c0, which composes t0: when t0 comes to compose c1, the cycle is c1's too,
     though c1 names no rubric of the change."""
-    repo = Repo(tmp_path / "repo")
-    repo.commit(_tree(), "base")
-    if memo:
-        monkeypatch.setattr(index, "MEMO_FROM", 1)
-        evallint.check(cwd=repo.root, diff="main")
-        evallint.check(cwd=repo.root, diff="main")
-    _change(repo, "k", 0, 0)
-    for paths in ([], ["rubrics/t0.yaml"]):
-        diff = "main" if not paths else None
-        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+    for found in _after_change(tmp_path, memo, monkeypatch, ("k", 0, 0), "rubrics/t0.yaml"):
         cycles = {d.path for d in found if d.rule == "composite-cycle"}
         assert cycles == {"rubrics/t0.yaml", "rubrics/c0.yaml", "rubrics/c1.yaml"}
 
@@ -262,16 +266,7 @@ def test_a_record_that_names_a_rubric_in_a_version_map_is_checked_when_the_rubri
     tmp_path: Path, memo: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The record says `{"rubric_versions": "{\\"r1\\": \\"1.0.0\\"}"}`: its bytes never spell
-    `rubric/r1`, so its summary keeps the references read from its data."""
-    repo = Repo(tmp_path / "repo")
-    repo.commit(_tree(), "base")
-    if memo:
-        monkeypatch.setattr(index, "MEMO_FROM", 1)
-        evallint.check(cwd=repo.root, diff="main")
-        evallint.check(cwd=repo.root, diff="main")
-    _change(repo, "v", 1, 1)  # r1 becomes 2.0.0
+    `rubric/r1`, so its summary keeps the references read from its data. r1 becomes 2.0.0."""
     record = f"{FOLDER}/{UUIDS[1]}.json"
-    for paths in ([], ["rubrics/r1.yaml"]):
-        diff = "main" if not paths else None
-        found = evallint.check(paths, cwd=repo.root, diff=diff, cache=memo).diagnostics
+    for found in _after_change(tmp_path, memo, monkeypatch, ("v", 1, 1), "rubrics/r1.yaml"):
         assert (record, "eee-envelope-ref") in {(d.path, d.rule) for d in found}
