@@ -80,12 +80,17 @@ def _aggregate(ident: str, samples: str, uuid: str) -> str:
         "checksum": hashlib.sha256(samples.encode()).hexdigest(),
     }
     record = {**MINIMAL_0_2_0, "evaluation_id": ident, "detailed_evaluation_results": detailed}
-    if uuid == UUIDS[1]:  # scored with rubric r1 at 1.0.0, as a version map (no "rubric/r1")
-        versions = json.dumps({"r1": "1.0.0"})
+    # Scored with rubric r1 or judge j0 at 1.0.0, as version maps (no "rubric/r1" in the bytes),
+    # or with rubric r2 named as a reference.
+    details = {
+        UUIDS[1]: {"rubric_versions": json.dumps({"r1": "1.0.0"})},
+        UUIDS[2]: {"judge_versions": json.dumps({"j0": "1.0.0"}), "rubric": "rubric/r2@1.0.0"},
+    }
+    if uuid in details:
         record["eval_library"] = {
             "name": "ai_eval",
             "version": "1.0",
-            "additional_details": {"rubric_versions": versions},
+            "additional_details": details[uuid],
         }
     return json.dumps(record, indent=2) + "\n"
 
