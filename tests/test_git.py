@@ -713,3 +713,26 @@ def test_a_base_version_the_clone_lacks_fails_closed(branch: Repo, run: Run) -> 
     code, out, err = run("check", "--diff", "main", cwd=branch.root)
     assert code == 2 and out == ""
     assert "git has no copy of 'rubrics/refunds.yaml' at " in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "after", "noted"),
+    [
+        (".evallint.toml", "", 'ignore = ["unknown-ref"]\n', True),
+        (".evallint.toml", None, 'exclude = ["datasets/**"]\n', True),
+        ("pyproject.toml", '[project]\nname = "x"\n', '[project]\nname = "y"\n', False),
+        ("pyproject.toml", "[tool.evallint]\n", "[tool.evallint]\nstrict = true\n", True),
+    ],
+)
+def test_a_change_to_the_settings_is_noted(
+    repo: Repo, run: Run, name: str, before: str | None, after: str, noted: bool
+) -> None:
+    """A pull request is checked with the settings it brings: one that ignores a rule or
+    excludes a folder says so in the report, for whoever reviews it."""
+    repo.commit({"datasets/d.yaml": DATASET, **({name: before} if before is not None else {})})
+    repo.git("checkout", "-qb", "feature")
+    repo.write({name: after})
+    code, out, err = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
+    notes = json.loads(out).get("notes", [])
+    said = f"the change edits evallint's settings in {name}: this run follows them as the "
+    assert any(n.startswith(said) for n in notes) is noted, (code, err, notes)

@@ -42,6 +42,7 @@ class Selection:
     base: tuple[str, frozenset[str]] | None = None
     # The files whose content the change made or changed (any format): as they were at `base`.
     touched: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()  # what the run's report says besides its findings
 
 
 def choose(
@@ -169,6 +170,7 @@ def _changed(
         baseline = load_baseline(repo, listing.base, config, listing.changes())
         tree, blobs = discover.listing(root, in_git, config, listing)
         touched = frozenset(c.path for c in listing.changes() if c.status != "D")
+        notes = _settings_notes(root, repo, listing.base.sha, listing.changes())
     finally:
         listing.close()
     wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
@@ -185,7 +187,32 @@ def _changed(
         blobs=blobs,
         base=(listing.base.sha, baseline.replaced),
         touched=touched,
+        notes=notes,
     )
+
+
+def _settings_notes(
+    root: Path, repo: git.GitRepo, base: str, changes: Sequence[git.Change]
+) -> tuple[str, ...]:
+    """A note for each settings file whose evallint settings the change edits: a pull request
+    that ignores a rule or excludes a folder is checked by its own settings, and a reviewer
+    should know."""
+    from evallint.cli.settings import SETTINGS_FILES, settings_in
+
+    named = {p for c in changes for p in (c.path, c.old_path) if p in SETTINGS_FILES}
+    if not named:
+        return ()
+    before = repo.read_many(base, sorted(named))
+    out = []
+    for name in sorted(named):
+        now = root / name
+        raw = now.read_bytes() if now.is_file() and not now.is_symlink() else None
+        if settings_in(name, before.get(name)) != settings_in(name, raw):
+            out.append(
+                f"the change edits evallint's settings in {name}: this run follows them as "
+                "the change leaves them"
+            )
+    return tuple(out)
 
 
 def _deleted(root: Path, listing: git.Listing | None) -> frozenset[str]:
@@ -251,7 +278,8 @@ def lint_selection(
         prior=_prior(root, chosen.base[0]) if chosen.base else None,
     )
     store.save()
-    return replace(report, notes=(*report.notes, uncached)) if uncached else report
+    notes = (*chosen.notes, uncached) if uncached else chosen.notes
+    return replace(report, notes=(*report.notes, *notes)) if notes else report
 
 
 def _prior(root: Path, rev: str) -> Callable[[list[str]], Source]:

@@ -55,6 +55,27 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise EvallintError(f"cannot read {path.name}: {exc}") from None
 
 
+SETTINGS_FILES = (".evallint.toml", "pyproject.toml")  # where evallint reads its settings
+
+
+def settings_in(name: str, raw: bytes | None) -> object:
+    """What one of `SETTINGS_FILES` says of evallint's settings, to compare two versions of
+    it: its table (None: the file is absent, or holds none), or its bytes when it does not
+    read as TOML."""
+    import tomllib
+
+    if raw is None:
+        return None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return raw
+    if name != "pyproject.toml":
+        return doc
+    tool = doc.get("tool")
+    return tool.get("evallint") if isinstance(tool, dict) else tool
+
+
 def load_config(root: Path, explicit: Path | None = None) -> Config:
     if explicit is not None:
         if not explicit.is_file():
