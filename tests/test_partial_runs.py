@@ -168,6 +168,9 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         repo.write({"rubrics/t0.yaml": _composite("t0", f"rubric/c1@{1 + n % 2}.0.0")})
     elif step == "s":
         repo.git("add", "-A")
+    elif step == "K":  # a commit on the branch: --diff still compares with main, pre-commit with it
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "--allow-empty", "-m", f"step {n}")
 
 
 Key = tuple[str, str, int, int]
@@ -187,7 +190,7 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtofgks"), st.integers(0, 5)), min_size=1, max_size=5
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgksK"), st.integers(0, 5)), min_size=1, max_size=5
     ),
     st.booleans(),
 )
@@ -208,6 +211,7 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
             evallint.check(cwd=root, diff="main")  # fills the cache
             evallint.check(cwd=root, diff="main")  # writes the memo
         before = _keys(evallint.check(cwd=root, cache=False).diagnostics)
+        repo.git("checkout", "-qb", "feature")
         for n, (step, i) in enumerate(steps):
             _change(repo, step, i, n)
         after = _keys(evallint.check(cwd=root, cache=False).diagnostics)
@@ -218,9 +222,23 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
         assert diff <= after, f"--diff reports what a full check does not: {sorted(diff - after)}"
         named = _pending(repo)
         if named:
+            # pre-commit's run answers for the pending change: against HEAD, not main.
+            caused = after - _at_head(repo, before)
             found = _keys(evallint.check(named, cwd=root, cache=memo).diagnostics)
             assert caused <= found, f"the named run misses {sorted(caused - found)}"
             assert found <= after, f"the named run reports more: {sorted(found - after)}"
+
+
+def _at_head(repo: Repo, at_main: set[Key]) -> set[Key]:
+    """A full check's findings in HEAD's tree (`at_main` when HEAD is main's commit)."""
+    if repo.git("rev-parse", "HEAD") == repo.git("rev-parse", "main"):
+        return at_main
+    head = repo.root.parent / "head"
+    repo.git("worktree", "add", "-q", "--detach", str(head), "HEAD")
+    try:
+        return _keys(evallint.check(cwd=head, cache=False).diagnostics)
+    finally:
+        repo.git("worktree", "remove", "--force", str(head))
 
 
 def _after_change(
