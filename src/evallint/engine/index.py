@@ -30,7 +30,7 @@ from evallint.model import JSON
 from evallint.parse import Document, eval_files, format_of
 from evallint.project import Backing, Entry, Later, Project
 from evallint.read import read_entry
-from evallint.records import record, replace
+from evallint.records import record
 from evallint.refs import Ref, parse_ref, parse_version
 
 
@@ -56,7 +56,7 @@ class Store(Protocol):
 
     def keep(self, paths: Iterable[str]) -> None: ...  # the paths asked about, to save
 
-    def grep(self, needles: Sequence[bytes], globs: Sequence[str] = ()) -> set[str] | None: ...
+    def grep(self, needles: Sequence[bytes]) -> set[str] | None: ...
 
     def base_changed(self) -> frozenset[str] | None: ...  # see `TreeCache.base_changed`
 
@@ -146,13 +146,8 @@ def build(
     memo = store.memo() if store is not None and changed is not None else None
     if memo is not None and changed is not None and files is not None:
         assert store is not None
-        found = _from_memo(linted, tree, source, config, memo, changed, files, also, gone, store)
-    else:
-        found = _from_summaries(linted, tree, source, config, also, gone, store, jobs, changed)
-    sharing = _sharing(linted, tree, found.project, source, config, store)
-    for entry in sharing:
-        found.project.add(entry)
-    return replace(found, affected=(*found.affected, *sharing)) if sharing else found
+        return _from_memo(linted, tree, source, config, memo, changed, files, also, gone, store)
+    return _from_summaries(linted, tree, source, config, also, gone, store, jobs, changed)
 
 
 def _memo_changes(store: Store | None, tree: int, run: int) -> frozenset[str] | None:
@@ -264,7 +259,17 @@ def _from_summaries(
         return definers, texts_found
 
     return _indexed(
-        linted, defined, named, out, out.later, source, config, gone, others, store, find
+        linted,
+        defined,
+        named,
+        out,
+        out.later,
+        source,
+        config,
+        gone,
+        others,
+        store,
+        find if rest else None,
     )
 
 
@@ -297,7 +302,7 @@ def _indexed(
     gone: frozenset[str],
     others: Sequence[str],
     store: Store | None,
-    find: Callable[[set[str]], Found],
+    find: Callable[[set[str]], Found] | None,
     backing: Backing | None = None,
 ) -> Indexed:
     """The project, and the files outside the run it affects. `candidates`: the definers
@@ -321,9 +326,15 @@ def _indexed(
         for e in candidates
         if _may_touch(e, defined, named) and _touches(e.entry(), defined, project)
     ]
-    deeper, named_deeper = _through_composites(touched, project, find, source, config)
+    deeper: list[Entry] = []
+    named_deeper: list[Entry] = []
+    sharing: list[Entry] = []
+    if find is not None:  # a partial run: files outside it
+        deeper, named_deeper = _through_composites(touched, project, find, source, config)
+        sharing = _sharing(linted, project, find, source, config)
     naming = _naming(gone, others, source, config, store)
-    return Indexed(project, tuple(touched + deeper + referrers + named_deeper), tuple(naming))
+    affected = touched + deeper + referrers + named_deeper + sharing
+    return Indexed(project, tuple(affected), tuple(naming))
 
 
 # Definers, and (path, mentions) of other files, that mention given ids (`_indexed`'s `find`).
@@ -707,6 +718,12 @@ def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary
         found = read_entry(path, source, config, raw)
         if isinstance(found, Entry) and found.kind.mentions is not None and found.doc.ok:
             texts |= {t for t in found.kind.mentions(found.doc.data) if _is_mention(t)}
+    if any(key in text for key in _SHARED_NEEDLES):
+        values = _shared_values(path, raw)
+        if values is None:  # not JSON, or escapes that a search could misread: the data
+            found = found if found is not None else read_entry(path, source, config, raw)
+            values = _shared_of(found) if isinstance(found, Entry) else set()
+        texts |= {shared_token(v) for v in values}
     mentions = " ".join(sorted(texts))
     if not (_definer_by_path(path, config) or _may_define(text)):
         return Summary(mentions)
@@ -767,38 +784,36 @@ _ASCII_ESCAPES = [
 
 def _sharing(
     linted: Sequence[Entry],
-    tree: Sequence[str],
     project: Project,
+    find: Callable[[set[str]], Found],
     source: Source,
     config: Config,
-    store: Store | None,
 ) -> list[Entry]:
     """The files outside the run whose kind shares a key (`Kind.shared`: a value that rules
     compare across files, such as EEE's evaluation ids) holding a value a file of the run
-    holds: a partial run reads them, so what the change makes twice is found in both files."""
-    sharing = [e for e in linted if e.kind.shared]
-    # Only files of the formats of the run's own that hold the values (EEE's records: JSON).
-    ends = tuple(sorted({e.path[e.path.rfind(".") :].lower() for e in sharing}))
-    rest = [p for p in _rest(eval_files(tree), linted) if p.lower().endswith(ends)] if ends else []
-    rest = [p for p in rest if p not in project.entries]
-    if not rest:  # nothing shares a key, or a whole run
-        return []
+    holds, found by the token their summaries keep for it (`shared_token`); read, and added
+    to the project, so what the change makes twice is found in both files."""
     wanted: dict[str, set[tuple[str, str]]] = {}  # kind -> (key, value) the run's files hold
-    for entry in sharing:
-        data = entry.data
+    for entry in linted:
+        data = entry.data if entry.kind.shared else None
         for key in entry.kind.shared if isinstance(data, dict) else ():
             value = data.get(key) if isinstance(data, dict) else None
             if isinstance(value, str) and value:
                 wanted.setdefault(entry.kind.name, set()).add((key, value))
     if not wanted:
         return []
-    needles = sorted({n for pairs in wanted.values() for _, v in pairs for n in _spellings(v)})
-    holding = store.grep(needles, [f"*{end}" for end in ends]) if store is not None else None
-    if holding is None:
-        pattern = re.compile(b"|".join(map(re.escape, needles)))
-        holding = {p for p in rest if pattern.search(_bytes(p, source, config) or b"")}
-    found = (read_entry(p, source, config) for p in rest if p in holding)
-    return [e for e in found if isinstance(e, Entry) and _shares(e, wanted)]
+    tokens = {shared_token(v) for pairs in wanted.values() for _, v in pairs}
+    definers, texts = find(tokens)
+    # Exact, though `find` may give more (a search for many names gives every text).
+    paths = {p for p, text in texts if not tokens.isdisjoint(text.split(" "))}
+    paths |= {d.path for d in definers if not tokens.isdisjoint(d.mentions.split(" "))}
+    out = []
+    for path in sorted(paths - project.entries.keys()):
+        found = read_entry(path, source, config)
+        if isinstance(found, Entry) and _shares(found, wanted):
+            project.add(found)
+            out.append(found)
+    return out
 
 
 def _shares(entry: Entry, wanted: dict[str, set[tuple[str, str]]]) -> bool:
@@ -806,17 +821,6 @@ def _shares(entry: Entry, wanted: dict[str, set[tuple[str, str]]]) -> bool:
     pairs = wanted.get(entry.kind.name)
     data = entry.data if pairs else None
     return isinstance(data, dict) and any(data.get(k) == v for k, v in pairs or ())
-
-
-def _spellings(value: str) -> list[bytes]:
-    """What a file holding a value as a JSON or YAML string holds: the value, or an escaped
-    spelling of it (`\\/` for `/`, `\\u` escapes of what is not ASCII, of printable ASCII)."""
-    out = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
-    out |= {v.replace("/", "\\/") for v in out}
-    found = [v.encode("utf-8", "surrogateescape") for v in out]
-    if not value.isascii():
-        found.append(b"\\u")  # any other mix of escaped and plain characters
-    return [*found, *_ASCII_ESCAPES]
 
 
 def _bytes(path: str, source: Source, config: Config) -> bytes | None:
@@ -830,6 +834,51 @@ def _bytes(path: str, source: Source, config: Config) -> bytes | None:
 
 # Bytes of a file whose kind holds references its bytes do not spell out (`Kind.mentions`).
 _MENTION_NEEDLES = tuple({n for k in KINDS if k.mentions for n in k.mention_needles})
+
+
+# The keys whose values rules compare across files (`Kind.shared`), as a file's bytes hold them.
+_SHARED_KEYS = tuple(sorted({key for k in KINDS for key in k.shared}))
+_SHARED_NEEDLES = tuple(f'"{key}"'.encode() for key in _SHARED_KEYS)
+_SHARED_VALUES = (
+    re.compile(
+        rb'"(?:'
+        + b"|".join(re.escape(k.encode()) for k in _SHARED_KEYS)
+        + rb')"\s*:\s*"((?:[^"\\]|\\.)*)"'
+    )
+    if _SHARED_KEYS
+    else None
+)
+
+
+def shared_token(value: str) -> str:
+    """How a summary's mentions hold a value of a shared key: one text with no space or pin,
+    which no reference can be."""
+    return "shared:" + value.encode("utf-8", "surrogateescape").hex()
+
+
+def _shared_values(path: str, raw: bytes) -> set[str] | None:
+    """The values of shared keys a JSON file's bytes hold, at any depth (more than the top
+    level the rules read: a file found so is read to know). None when the bytes cannot be
+    searched so: not JSON, or a `\\u` escape, which could spell a key or a quote."""
+    if _SHARED_VALUES is None or not path.lower().endswith(".json") or b"\\u" in raw:
+        return None
+    out = set()
+    for found in _SHARED_VALUES.findall(raw):
+        try:
+            value = json.loads(b'"' + found + b'"')
+        except ValueError:  # a bad escape: the file does not parse, and is no record
+            continue
+        if isinstance(value, str) and value:
+            out.add(value)
+    return out
+
+
+def _shared_of(entry: Entry) -> set[str]:
+    """The values of its kind's shared keys an entry holds at the top level."""
+    data = entry.data if entry.kind.shared and entry.doc.ok else None
+    if not isinstance(data, dict):
+        return set()
+    return {v for k in entry.kind.shared if isinstance(v := data.get(k), str) and v}
 
 
 def _is_mention(text: str) -> bool:

@@ -45,7 +45,7 @@ FOLDER = ".evallint_cache"
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2
 NEAR_CHANGES = 100
-FORMAT = 7  # what a summary holds; a cache of another format is never read
+FORMAT = 8  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:
@@ -180,10 +180,9 @@ class TreeCache:
         stamp = _digest(f"{__version__} {FORMAT} {self._stamp}")
         return self._folder / f"memo-{stamp}-{self._base[0]}.sqlite"
 
-    def grep(self, needles: Sequence[bytes], globs: Sequence[str] = ()) -> set[str] | None:
-        """The files that hold any of the strings, of those `globs` match (every file when none
-        are given), from git's own search; None: not known."""
-        return git.grep_files(self._root, needles, globs) if self._in_git else None
+    def grep(self, needles: Sequence[bytes]) -> set[str] | None:
+        """The files that hold any of the strings, from git's own search; None: not known."""
+        return git.grep_files(self._root, needles) if self._in_git else None
 
     def save(self) -> None:
         """Write what this run learnt, keeping only the paths it asked about (deleted files

@@ -343,15 +343,12 @@ _TAG_MODE, _CLEAN_BLOB, _STAGE_0, _CLEAN_PATH = (
 _BLOB_HEADS = frozenset(f"{mode} blob " for mode in _PLAIN)
 
 
-def grep_files(root: Path, needles: Sequence[bytes], globs: Sequence[str] = ()) -> set[str] | None:
+def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
     """The files of the working tree (tracked and untracked, not ignored) that hold any of the
-    fixed strings, of those `globs` match whatever the letter case (every file when none are
-    given); None when git cannot say."""
+    fixed strings; None when git cannot say."""
     args = ["grep", "-z", "-l", "-F", "--untracked", "--no-color", "--full-name"]
     for needle in needles:
         args += ["-e", needle.decode("utf-8", "surrogateescape")]
-    if globs:
-        args += ["--", *(f":(glob,icase)**/{g}" for g in globs)]
     try:
         proc = subprocess.run(
             ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
