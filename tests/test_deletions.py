@@ -288,3 +288,25 @@ def test_a_deleted_aggregate_reports_the_instance_file_it_leaves_alone(
         found = _lines(out)[:-1]
         assert code == 1 and len(found) == 1
         assert found[0].startswith(f"{SAMPLES}:1:1: error: no aggregate record points at this")
+
+
+def test_a_record_the_memo_lacks_is_found_by_the_id_it_shares(
+    repo: Repo, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memo was written while the record was changed, so it lacks it; changed back, the
+    record is summarized by the run itself, and found by the id a new record takes."""
+    from evallint.engine import index
+
+    monkeypatch.setattr(index, "MEMO_FROM", 1)
+    record = json.dumps({**MINIMAL_0_2_0, "evaluation_id": "e/1"}, indent=2) + "\n"
+    repo.commit({f"{FOLDER}/{UUID}.json": record})
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "feature")
+    repo.git("checkout", "-q", "feature")
+    repo.write({f"{FOLDER}/{UUID}.json": record.replace('"e/1"', '"e/2"')})
+    run("check", "--diff", "main", cwd=repo.root)  # fills the cache
+    run("check", "--diff", "main", cwd=repo.root)  # writes the memo, without the record
+    repo.write({f"{FOLDER}/{UUID}.json": record, f"{FOLDER}/{OTHER}.json": record})
+    code, out, _ = run("check", "--diff", "main", cwd=repo.root)
+    found = sorted(line.partition(":")[0] for line in _lines(out)[:-1])
+    assert code == 0 and found == sorted([f"{FOLDER}/{OTHER}.json", f"{FOLDER}/{UUID}.json"])

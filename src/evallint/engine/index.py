@@ -423,8 +423,8 @@ def _from_memo(
     def find(names: set[str]) -> Found:
         """Definers and other files outside the run that mention any of `names`."""
         definers, texts_found = backing.mentioning(sorted(names))
-        definers += [d for d in out.later if _refs_to(d.mentions, names)]
-        return definers, texts_found + [(p, t) for p, t in plain if _refs_to(t, names)]
+        definers += [d for d in out.later if _names_any(d.mentions, names)]
+        return definers, texts_found + [(p, t) for p, t in plain if _names_any(t, names)]
 
     out.broken.extend(backing.broken())
     candidates = list(out.later)
@@ -927,6 +927,12 @@ def _refs_to(mentions: str, named: set[str]) -> list[Ref]:
         return []  # the common case, at C speed: none of the run's few ids is mentioned
     hits = (parse_ref(m) for m in mentions.split(" ") if m.partition("@")[0] in named)
     return [r for r in hits if r is not None]
+
+
+def _names_any(mentions: str, names: set[str]) -> bool:
+    """Whether a summary's mentions name any of `names`: an id ("rubric/tone", whatever its
+    pin) or a shared value's token, as the memo's index of names does."""
+    return any(m.partition("@")[0] in names for m in mentions.split(" ") if m)
 
 
 def _may_name(named: set[str]) -> Callable[[str], object]:
