@@ -166,6 +166,8 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         )
     elif step == "k" and (root / "rubrics/t0.yaml").exists():  # t0 composes c1: a cycle
         repo.write({"rubrics/t0.yaml": _composite("t0", f"rubric/c1@{1 + n % 2}.0.0")})
+    elif step == "b" and (root / "rubrics/t0.yaml").exists():  # no longer reads
+        repo.write({"rubrics/t0.yaml": "id: [\n"})
     elif step == "s":
         repo.git("add", "-A")
     elif step == "K":  # a commit on the branch: --diff still compares with main, pre-commit with it
@@ -190,7 +192,7 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtofgksK"), st.integers(0, 5)), min_size=1, max_size=5
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgksKb"), st.integers(0, 5)), min_size=1, max_size=5
     ),
     st.booleans(),
 )

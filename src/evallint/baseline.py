@@ -71,9 +71,9 @@ def load_baseline(
 
 
 def deleted_at_head(repo: GitRepo, gone: frozenset[str], config: Config) -> tuple[Entry, ...]:
-    """The eval files a pending change deletes, as HEAD has them. A run over named files
-    (pre-commit's, which is never given a deleted file) counts their ids as its own, so the
-    files whose references the deletion breaks are checked too."""
+    """The eval files of `gone` (files a pending change deletes, or changes) as HEAD has
+    them. A run over named files (pre-commit's, which is never given a deleted file) counts
+    their ids as its own, so the files whose references the change breaks are checked too."""
     paths = sorted(p for p in gone if format_of(p) is not None)
     return tuple(_entries_at(repo, "HEAD", paths, config).values()) if paths else ()
 

@@ -132,7 +132,9 @@ def _named_against_head(
     changed = frozenset(c.path for c in changes) | frozenset(
         c.old_path for c in changes if c.old_path
     )
-    deleted = deleted_at_head(git.GitRepo(root), gone, config) if gone else ()
+    # As a --diff run counts its base's versions of the files it changes, a run over named
+    # files counts HEAD's: what a rubric that no longer reads, or is gone, breaks is checked.
+    deleted = deleted_at_head(git.GitRepo(root), changed, config) if changed else ()
     return Selection(
         discover.checkable(safe),
         tree,
