@@ -245,7 +245,7 @@ def _from_summaries(
         pass over the summaries, made only when the run's rubrics are composed by others."""
         plain = {p: s.mentions for p, s in fresh if s.kind is None and s.mentions}
         may = _may_name(names)
-        definers = [d for d in out.later if may(d.mentions) and _refs_to(d.mentions, names)]
+        definers = [d for d in out.later if may(d.mentions) and _names_any(d.mentions, names)]
         texts_found = []
         for path in others:
             text = plain.get(path)
@@ -379,6 +379,7 @@ def _through_composites(
 
 
 def _own_id(entry: Entry) -> str:
+    """The id a definer's file defines; "" for one that defines none, or cannot be read."""
     found = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
     return found[0] if found else ""
 
@@ -911,12 +912,7 @@ def _definer_by_path(path: str, config: Config) -> Kind | None:
 
 
 def _defined_ids(entries: Sequence[Entry]) -> set[tuple[str, str]]:
-    out = set()
-    for e in entries:
-        found = e.kind.defines(e.doc.data) if e.kind.defines and e.doc.ok else None
-        if found and e.kind.namespace:
-            out.add((e.kind.namespace, found[0]))
-    return out
+    return {(e.kind.namespace, i) for e in entries if e.kind.namespace and (i := _own_id(e))}
 
 
 def _refs_to(mentions: str, named: set[str]) -> list[Ref]:
@@ -982,5 +978,5 @@ def _might_break(
 def _touches(entry: Entry, defined: set[tuple[str, str]], project: Project) -> bool:
     """A definer outside the run that refers to, or redefines, an id of the run."""
     refs = {(r.namespace, r.id) for _, _, r in project.references(entry) if r is not None}
-    own = entry.kind.defines(entry.doc.data) if entry.kind.defines and entry.doc.ok else None
-    return bool(refs & defined) or bool(own and (entry.kind.namespace, own[0]) in defined)
+    own = _own_id(entry)
+    return bool(refs & defined) or bool(own and (entry.kind.namespace, own) in defined)
