@@ -734,5 +734,16 @@ def test_a_change_to_the_settings_is_noted(
     repo.write({name: after})
     code, out, err = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
     notes = json.loads(out).get("notes", [])
-    said = f"the change edits evallint's settings in {name}: this run follows them as the "
+    said = f"the change edits evallint's settings in {name}: every file is checked, by the "
     assert any(n.startswith(said) for n in notes) is noted, (code, err, notes)
+
+
+def test_a_change_to_the_settings_is_checked_whole(repo: Repo, run: Run) -> None:
+    """Settings that leave the rubric out break the dataset naming it, which the change does
+    not touch: the run checks every file, by the settings the change brings."""
+    repo.commit({"datasets/d.yaml": DATASET, "rubrics/refunds.yaml": RUBRIC})
+    repo.git("checkout", "-qb", "feature")
+    repo.write({".evallint.toml": 'exclude = ["rubrics/**"]\n'})
+    code, out, _ = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
+    found = [(d["path"], d["rule"], d["line"], d["column"]) for d in json.loads(out)["diagnostics"]]
+    assert code == 1 and found == [("datasets/d.yaml", "unknown-ref", 4, 17)]

@@ -107,6 +107,10 @@ def _tree() -> dict[str, str]:
     files["rubrics/c0.yaml"] = _composite("c0", "rubric/t0@1.0.0")
     files["rubrics/c1.yaml"] = _composite("c1", "rubric/c0@1.0.0")
     files["datasets/dc.yaml"] = _dataset("rubric/c0@1.0.0")
+    files["skills/refunds/SKILL.md"] = "# Refunds\n"
+    files["evals/refunds/evals.json"] = json.dumps(
+        {"skill_name": "refunds", "skill_file": "skills/refunds/SKILL.md", "evals": []}
+    )
     for i, uuid in enumerate(UUIDS):
         samples = _samples(f"e{i}", 2)
         files[f"{FOLDER}/{uuid}_samples.jsonl"] = samples
@@ -168,6 +172,15 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         repo.write({"rubrics/t0.yaml": _composite("t0", f"rubric/c1@{1 + n % 2}.0.0")})
     elif step == "b" and (root / "rubrics/t0.yaml").exists():  # no longer reads
         repo.write({"rubrics/t0.yaml": "id: [\n"})
+    elif step == "D" and (root / f"rubrics/r{i % 3}.yaml").exists():  # defined twice
+        # Named to sort first: the finding is on the other file, which the change left alone.
+        (root / f"rubrics/a{n}.yaml").write_text((root / f"rubrics/r{i % 3}.yaml").read_text())
+    elif step == "e" and (root / "rubrics/t0.yaml").exists():  # c0 composes a composite now
+        repo.write({"rubrics/t0.yaml": _composite("t0", f"rubric/r{i % 3}@1.0.0")})
+    elif step == "h":
+        (root / "skills/refunds/SKILL.md").unlink(missing_ok=True)
+    elif step == "S":  # settings that leave a rubric out: the datasets naming it break
+        repo.write({".evallint.toml": f'exclude = ["rubrics/r{i % 3}.yaml"]\n'})
     elif step == "s":
         repo.git("add", "-A")
     elif step == "K":  # a commit on the branch: --diff still compares with main, pre-commit with it
@@ -192,7 +205,9 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtofgksKb"), st.integers(0, 5)), min_size=1, max_size=5
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgksKbDehS"), st.integers(0, 5)),
+        min_size=1,
+        max_size=5,
     ),
     st.booleans(),
 )
@@ -223,7 +238,9 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
         assert caused <= diff, f"--diff misses {sorted(caused - diff)}"
         assert diff <= after, f"--diff reports what a full check does not: {sorted(diff - after)}"
         named = _pending(repo)
-        if named:
+        # pre-commit's hook is not run for a settings file, and a run over named files checks
+        # those files: what new settings break elsewhere is --diff's to find.
+        if named and ".evallint.toml" not in named:
             # pre-commit's run answers for the pending change: against HEAD, not main.
             caused = after - _at_head(repo, before)
             found = _keys(evallint.check(named, cwd=root, cache=memo).diagnostics)

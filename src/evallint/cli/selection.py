@@ -176,7 +176,9 @@ def _changed(
     finally:
         listing.close()
     wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
-    changed = [p for p in baseline.changed_paths if p in wanted]
+    # New settings may change any file's findings (an exclusion leaves references dangling, a
+    # rule turned on fires anywhere): such a change is checked whole, never only where it is.
+    changed = sorted(wanted) if notes else [p for p in baseline.changed_paths if p in wanted]
     safe, skipped, _, _ = (
         discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
     )
@@ -211,8 +213,8 @@ def _settings_notes(
         raw = now.read_bytes() if now.is_file() and not now.is_symlink() else None
         if settings_in(name, before.get(name)) != settings_in(name, raw):
             out.append(
-                f"the change edits evallint's settings in {name}: this run follows them as "
-                "the change leaves them"
+                f"the change edits evallint's settings in {name}: every file is checked, "
+                "by the settings as the change leaves them"
             )
     return tuple(out)
 
