@@ -87,12 +87,25 @@ def test_a_diff_run_imports_no_gitpython(tmp_path: Path) -> None:
     assert _imported(tmp_path, "--diff", "main", watched=("git", "gitdb")) == []
 
 
-@given(st.binary(max_size=300), st.booleans())
+@given(st.binary(max_size=300) | st.binary(min_size=4096, max_size=4200), st.booleans())
 def test_the_digests_are_hashlibs(data: bytes, past_small: bool) -> None:
     """Below the threshold the builtin modules hash, past it hashlib: the same digests."""
     digests._hashed = digests._SMALL if past_small else 0
     assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
     assert sha1_hex(data) == hashlib.sha1(data).hexdigest()
+
+
+def test_short_texts_never_load_openssl() -> None:
+    """A run with many findings hashes many fingerprints: hashlib's OpenSSL binding (3.6 MB
+    resident) is loaded only once files worth it have been hashed."""
+    probe = (
+        "import sys; from evallint.digests import sha256_hex\n"
+        "for i in range(3000): sha256_hex(b'%d' % i * 100)\n"
+        "print('_hashlib' in sys.modules)\n"
+        "sha256_hex(bytes(300 * 1024)); print('_hashlib' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
 
 
 def test_a_subcommand_is_parsed_by_its_own_parser_alone() -> None:
