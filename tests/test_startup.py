@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evallint import digests
-from evallint.digests import sha1_hex, sha256_hex
+from evallint.digests import sha1_hex, sha256_hex, text_sha256_hex
 
 # Each costs a one-file run 1 to 10 ms and none is needed there: records are made without
 # `dataclasses` (and so without `inspect`, `ast`, `dis`), rule docs are cleaned without
@@ -87,20 +87,21 @@ def test_a_diff_run_imports_no_gitpython(tmp_path: Path) -> None:
     assert _imported(tmp_path, "--diff", "main", watched=("git", "gitdb")) == []
 
 
-@given(st.binary(max_size=300) | st.binary(min_size=4096, max_size=4200), st.booleans())
+@given(st.binary(max_size=300), st.booleans())
 def test_the_digests_are_hashlibs(data: bytes, past_small: bool) -> None:
     """Below the threshold the builtin modules hash, past it hashlib: the same digests."""
     digests._hashed = digests._SMALL if past_small else 0
     assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
     assert sha1_hex(data) == hashlib.sha1(data).hexdigest()
+    assert text_sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
 
-def test_short_texts_never_load_openssl() -> None:
+def test_fingerprints_never_load_openssl() -> None:
     """A run with many findings hashes many fingerprints: hashlib's OpenSSL binding (3.6 MB
     resident) is loaded only once files worth it have been hashed."""
     probe = (
-        "import sys; from evallint.digests import sha256_hex\n"
-        "for i in range(3000): sha256_hex(b'%d' % i * 100)\n"
+        "import sys; from evallint.digests import sha256_hex, text_sha256_hex\n"
+        "for i in range(3000): text_sha256_hex(b'%d' % i * 100)\n"
         "print('_hashlib' in sys.modules)\n"
         "sha256_hex(bytes(300 * 1024)); print('_hashlib' in sys.modules)\n"
     )

@@ -2,10 +2,10 @@
 
 hashlib loads OpenSSL's binding, about 2 ms of a one-file run and 3.6 MB of resident memory
 (libcrypto's pages); CPython's own SHA modules load in a tenth of that and give the same
-digests. OpenSSL hashes five times faster on large data, though, so once a process has hashed
-`_SMALL` bytes of files (a cold run over a tree) it takes hashlib: past that its import has
-paid for itself. Short texts (a finding's fingerprint) never count: on them the two differ by
-half a microsecond, and a run with a thousand findings loaded libcrypto for nothing.
+digests. OpenSSL hashes five times faster, though, so once a process has hashed `_SMALL` bytes
+of files (a cold run over a tree) it takes hashlib: past that its import has paid for itself.
+A finding's fingerprint is another matter (`text_sha256_hex`): a short text, where the two
+differ by half a microsecond, so a run with a thousand findings never loads libcrypto for them.
 """
 
 from __future__ import annotations
@@ -14,13 +14,19 @@ import sys
 from typing import Any
 
 _SMALL = 256 * 1024
-_SHORT = 4096  # bytes: a text this short is hashed by the builtin module, and not counted
 _hashed = 0
 
 
 def sha256_hex(data: bytes) -> str:
     """The hex SHA-256 of `data`, as `hashlib.sha256(data).hexdigest()` gives it."""
     return str(_hash("sha256", data).hexdigest())
+
+
+def text_sha256_hex(data: bytes) -> str:
+    """`sha256_hex` of a short text (a fingerprint): by the builtin module where there is
+    one, and not counted towards taking hashlib."""
+    own = _builtin("sha256")
+    return str(own(data).hexdigest()) if own is not None else sha256_hex(data)
 
 
 def sha1_hex(data: bytes) -> str:
@@ -30,9 +36,8 @@ def sha1_hex(data: bytes) -> str:
 
 def _hash(name: str, data: bytes) -> Any:
     global _hashed
-    if len(data) >= _SHORT:
-        _hashed += len(data)
-    if _hashed <= _SMALL or len(data) < _SHORT:
+    _hashed += len(data)
+    if _hashed <= _SMALL:
         own = _builtin(name)
         if own is not None:
             return own(data)

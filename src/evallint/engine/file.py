@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from evallint.config import Config
-from evallint.digests import sha256_hex
+from evallint.digests import text_sha256_hex
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Suppression
 from evallint.io.source import Source
@@ -303,7 +303,7 @@ def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
     """What the finding is, not where: line numbers (also inside messages) are left out."""
     words = re.sub(r"\d+", "#", message)
     key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
-    return sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
+    return text_sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
 
 
 @record(frozen=False)

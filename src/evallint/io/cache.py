@@ -34,7 +34,7 @@ from pathlib import Path
 
 from evallint.about import __version__
 from evallint.config import Config
-from evallint.digests import sha1_hex, sha256_hex
+from evallint.digests import sha1_hex, text_sha256_hex
 from evallint.io import git
 from evallint.io.memo import Row, TreeMemo
 from evallint.model import JSON
@@ -295,7 +295,7 @@ def _loads(raw: bytes) -> JSON:
 
 
 def _digest(text: str) -> str:
-    return sha256_hex(text.encode())[:16]
+    return text_sha256_hex(text.encode())[:16]
 
 
 def open_cache(

@@ -7,7 +7,7 @@ import re
 from urllib.parse import quote
 
 from evallint.about import __url__, __version__
-from evallint.digests import sha256_hex
+from evallint.digests import text_sha256_hex
 from evallint.model import Diagnostic, Location, Report, Severity
 from evallint.output.docs import rule_markdown
 from evallint.rules import ALL_RULES
@@ -100,7 +100,7 @@ def _result(d: Diagnostic, index: dict[str, int], seen: dict[str, int]) -> dict[
 
 def _fallback(d: Diagnostic) -> str:
     key = f"{d.rule}\0{d.path}\0{re.sub(r'[0-9]+', '#', d.message)}"
-    return sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
+    return text_sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
 
 
 def _within_limit(diagnostics: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
