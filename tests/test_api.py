@@ -50,3 +50,8 @@ def test_importing_evallint_does_not_import_the_engine() -> None:
     code = "import sys, evallint; print(any(m.startswith('evallint.engine') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: a harness that type-checks its calls of `evallint.check` sees our hints."""
+    assert (Path(evallint.__file__).parent / "py.typed").is_file()
