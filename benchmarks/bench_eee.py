@@ -76,7 +76,8 @@ def scaled(shared: Path, runs: int) -> None:
 
     source = shared / "corpus" / "eee" / "datastore-v0.2.0"
     with tempfile.TemporaryDirectory() as tmp:
-        rows = []
+        rows: list[str] = []
+        medians: dict[tuple[int, str], float] = {}
         for times in (1, 2, 4):
             root = Path(tmp) / f"x{times}"
             for k in range(times):
@@ -92,12 +93,13 @@ def scaled(shared: Path, runs: int) -> None:
             for jobs in ("1", "2"):
                 cmd = [*evallint_cmd(), "check", ".", "--jobs", jobs, "--exit-zero"]
                 peaks = [with_peak_memory(cmd, root)[1] for _ in range(runs)]
-                cells.append(
-                    f"{statistics.median(peaks):.0f} MB ({min(peaks):.0f}-{max(peaks):.0f})"
-                )
+                medians[times, jobs] = statistics.median(peaks)
+                cells.append(f"{medians[times, jobs]:.1f} MB ({min(peaks):.1f}-{max(peaks):.1f})")
             rows.append(f"| {times}x ({5320 * times:,} records) | {cells[0]} | {cells[1]} |")
     print("| datastore | peak memory, --jobs 1 | --jobs 2 |\n|---|---|---|")
     print("\n".join(rows))
+    growth = [f"{medians[4, j] / medians[1, j]:.2f}x with --jobs {j}" for j in ("1", "2")]
+    print(f"4x against 1x (medians): {', '.join(growth)}")
 
 
 def instances(records: int) -> None:
