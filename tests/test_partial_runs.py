@@ -181,6 +181,18 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         (root / "skills/refunds/SKILL.md").unlink(missing_ok=True)
     elif step == "S":  # settings that leave a rubric out: the datasets naming it break
         repo.write({".evallint.toml": f'exclude = ["rubrics/r{i % 3}.yaml"]\n'})
+    elif step == "r" and (root / f"rubrics/r{i % 3}.yaml").exists():  # moved: same id
+        (root / "rubrics/moved").mkdir(exist_ok=True)
+        (root / f"rubrics/r{i % 3}.yaml").rename(root / f"rubrics/moved/r{i % 3}.yaml")
+    elif step == "l" and (root / "evals/prompts/policy.md").exists():  # a prompt as a link
+        (root / "evals/prompts/policy.md").unlink()
+        (root / "evals/prompts/policy.md").symlink_to("../../skills/refunds/SKILL.md")
+    elif step == "z" and (root / f"judges/j{i % 2}.yaml").exists():  # emptied
+        (root / f"judges/j{i % 2}.yaml").write_text("")
+    elif step == "n":  # a new dataset, naming a version that may not be there
+        repo.write({f"datasets/new{n}.yaml": _dataset(f"rubric/t{i % 2}@{1 + n % 3}.0.0")})
+    elif step == "J" and (root / f"judges/j{i % 2}.yaml").exists():  # another id, same file
+        repo.write({f"judges/j{i % 2}.yaml": _judge(f"k{i % 2}")})
     elif step == "s":
         repo.git("add", "-A")
     elif step == "K":  # a commit on the branch: --diff still compares with main, pre-commit with it
@@ -205,7 +217,7 @@ def _pending(repo: Repo) -> list[str]:
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("vdpmiacxyjqtofgksKbDehS"), st.integers(0, 5)),
+        st.tuples(st.sampled_from("vdpmiacxyjqtofgksKbDehSrlznJ"), st.integers(0, 5)),
         min_size=1,
         max_size=5,
     ),
