@@ -305,6 +305,32 @@ def test_workers_hand_bare_records_over_and_end() -> None:
     assert found == sorted(one[1] + serial.check(Project(one[0])), key=lambda d: d.path)
 
 
+class _Pipe:
+    """What a worker sends, kept."""
+
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
+
+
+def test_a_worker_keeps_nothing_of_a_record_it_has_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker sends its files as it reads them, INDEX_CHUNK at a time; of a bare record it
+    keeps only its place in the run's paths, so its memory does not grow with its share. A
+    rubric is kept: the index is built from it without its being sent back."""
+    monkeypatch.setattr(parallel, "INDEX_CHUNK", 2)
+    files = {**_records(5), "rubrics/tone.yaml": RUBRIC_TEXT}
+    paths = sorted(files)
+    pipe = _Pipe()
+    mine = paths[1::2]  # the second of two workers
+    _, _, left, kept = parallel._read_share(pipe, mine, 1, 2, _run(), DictSource(files))  # type: ignore[arg-type]
+    assert len(pipe.sent) == 2  # three files, two a message
+    assert list(kept) == [p for p in mine if p.startswith("rubrics/")]
+    records = [p for p in mine if not p.startswith("rubrics/")]
+    assert [paths[w] for w in left if isinstance(w, int)] == records
+
+
 def test_workers_keep_what_is_not_a_bare_record_and_get_the_index() -> None:
     files = {**_records(3), "rubrics/tone.yaml": RUBRIC_TEXT}
     paths = sorted(files)

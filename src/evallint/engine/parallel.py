@@ -213,28 +213,30 @@ class Forked:
             _JOB = None
 
     def read(self) -> tuple[list[Entry], list[Diagnostic], Skips]:
-        # Each worker's files come in chunks, each named by its place in the run's paths, in
-        # that order: merged by place, they are in the run's order, with no table of paths.
-        places: list[list[int]] = []
-        found: list[list[Entry]] = []
+        # Each worker's files come in chunks as it reads them, each named by its place in the
+        # run's paths, in that order: merged by place, they are in the run's order, with no
+        # table of paths. Every worker is read from as it sends (one waiting on a full pipe
+        # would stop reading until the others were done).
+        places: list[list[int]] = [[] for _ in self._conns]
+        found: list[list[Entry]] = [[] for _ in self._conns]
+        ends: list[Any] = [None] * len(self._conns)
+        for i, status, payload in _as_sent(self._conns):
+            if status == "part":
+                for sent in payload:
+                    assert not isinstance(sent, Entry)  # a worker names each file by place
+                    places[i].append(cast(int, sent[0]))
+                    found[i].append(_received(sent, self._paths))
+            else:
+                ends[i] = payload
         diagnostics: list[Diagnostic] = []
         skipped: list[tuple[int, Skipped]] = []
         handed: list[Entry] | None = []
-        for conn in self._conns:
-            at: list[int] = []
-            theirs: list[Entry] = []
-            while (message := _message(conn))[0] == "part":
-                for sent in message[1]:
-                    assert not isinstance(sent, Entry)  # a worker names each file by place
-                    at.append(cast(int, sent[0]))
-                    theirs.append(_received(sent, self._paths))
-            own, passed, waiting = message[1]
+        for at, theirs, (own, passed, waiting) in zip(places, found, ends, strict=True):
             diagnostics += own
             skipped += passed
-            places.append(at)
-            found.append(theirs)
             if handed is not None and waiting is not None:
-                handed += (theirs[i] for i in waiting)
+                position = {place: i for i, place in enumerate(at)}
+                handed += (theirs[position[place]] for place in waiting)
             else:
                 handed = None
         merged = heapq.merge(*(zip(a, f, strict=True) for a, f in zip(places, found, strict=True)))
@@ -328,14 +330,6 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
             entries.append(mine.get(entry.path) or entry)
 
 
-def _handed(entries: list[Entry], pending: Sequence[Waiting]) -> list[int] | None:
-    """What waits for phase two as places in `entries`, when all of it is bare `Kept` entries
-    (the parent has those once unpacked); else None: the worker checks its files itself."""
-    place = {id(e): i for i, e in enumerate(entries)}
-    found = [place.get(id(w)) if type(w) is Kept else None for w in pending]
-    return None if None in found else cast(list[int], found)
-
-
 def _placed(read: Iterable[str], mine: Sequence[str], first: int, step: int) -> Iterator[int]:
     """The place in the run's paths of each of `read`, the files of `mine` (a worker's share,
     every `step`-th path from `first`) that phase one kept, in their order."""
@@ -347,7 +341,51 @@ def _placed(read: Iterable[str], mine: Sequence[str], first: int, step: int) -> 
         k += 1
 
 
+# What waits for phase two in a worker: a file it keeps, or a bare `Kept` by its place in the
+# run's paths (sent, and not kept: the parent has it, and so has the index it may send back).
+Left = Waiting | int
+
+
+def _read_share(
+    conn: Connection, mine: Sequence[str], first: int, step: int, run: Run, source: Source
+) -> tuple[list[Diagnostic], list[tuple[int, Skipped]], list[Left], dict[str, Entry]]:
+    """Phase one of a worker's share, INDEX_CHUNK files at a time, each chunk's entries sent
+    as soon as they are read. A bare `Kept` (a datastore's record) is kept by no one here once
+    sent, so a worker's memory does not grow with its share; other entries (definers, slim
+    files) are kept, as the index is built from them without sending them back."""
+    diagnostics: list[Diagnostic] = []
+    passed: list[tuple[int, Skipped]] = []
+    left: list[Left] = []
+    kept: dict[str, Entry] = {}
+    for start in range(0, len(mine), INDEX_CHUNK):
+        part, at = mine[start : start + INDEX_CHUNK], first + start * step
+        entries, found, skipped, pending = read_all(part, source, run)
+        diagnostics += found
+        places = list(_placed((e.path for e in entries), part, at, step))
+        conn.send(("part", [_sent(e, p) for e, p in zip(entries, places, strict=True)]))
+        passed += zip(_placed((s.path for s in skipped), part, at, step), skipped, strict=True)
+        bare = {id(e): p for e, p in zip(entries, places, strict=True) if type(e) is Kept}
+        left += [bare.get(id(w), w) if type(w) is Kept else w for w in pending]
+        kept.update((e.path, e) for e in entries if type(e) is not Kept)
+    return diagnostics, passed, left, kept
+
+
 _GONE = "a worker process ended without reporting (killed?)"
+
+
+def _as_sent(conns: Sequence[Connection]) -> Iterator[tuple[int, str, Any]]:
+    """Each worker's messages of phase one (`(worker, status, payload)`) as they arrive, from
+    whichever worker sent, until each has sent its last ("ok")."""
+    from multiprocessing.connection import wait
+
+    open_ = {id(conn): i for i, conn in enumerate(conns)}
+    while open_:
+        for ready in wait([conns[i] for i in open_.values()]):
+            i = open_[id(ready)]
+            status, payload = _message(cast("Connection", ready))
+            if status != "part":
+                del open_[id(ready)]
+            yield i, status, payload
 
 
 def _receive(conn: Connection) -> Any:
@@ -369,25 +407,18 @@ def _message(conn: Connection) -> tuple[str, Any]:
 
 
 def _work(conn: Connection, first: int) -> None:
-
     assert _JOB is not None
     paths, step, run, source = _JOB
     try:
-        mine = paths[first::step]
-        entries, diagnostics, skipped, pending = read_all(mine, source, run)
-        gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
-        # In chunks, as the index comes back: the whole share packed and pickled at once was
-        # a large run's peak memory.
-        places = _placed((e.path for e in entries), mine, first, step)
-        for start in range(0, len(entries), INDEX_CHUNK):
-            chunk = entries[start : start + INDEX_CHUNK]
-            conn.send(("part", [_sent(e, next(places)) for e in chunk]))
-        passed = list(
-            zip(_placed((s.path for s in skipped), mine, first, step), skipped, strict=True)
+        diagnostics, passed, left, kept = _read_share(
+            conn, paths[first::step], first, step, run, source
         )
-        conn.send(("ok", (diagnostics, passed, _handed(entries, pending))))
-        head = _index(conn, {e.path: e for e in entries}, paths)
+        gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
+        handed = left if all(isinstance(w, int) for w in left) else None
+        conn.send(("ok", (diagnostics, passed, handed)))
+        head = _index(conn, kept, paths)
         if head is not None:
+            pending = [head.entries[paths[w]] if isinstance(w, int) else w for w in left]
             conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
