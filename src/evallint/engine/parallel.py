@@ -1,8 +1,8 @@
 """Splitting a run's per-file work across processes: read and parse, then check, in two phases.
 
 Reading and parsing is most of a large run, and the project index needs every file before any
-file can be checked against it. So each forked worker reads its share of the files and keeps
-them; it sends back only what other files' rules may read of them (`pack`); the parent
+file can be checked against it. So each forked worker reads its share of the files and sends
+back, as it reads them, only what other files' rules may read of them (`pack`); the parent
 builds the index from that and sends it to every worker, which then checks its own files. Parsed
 data never crosses a pipe; the index, which is small, crosses once per worker.
 
@@ -196,11 +196,11 @@ _JOB: tuple[Sequence[str], int, Run, Source] | None = None
 
 
 class Forked:
-    """Each of `count` workers reads every count-th file (large and small files mix), keeps
-    them, and checks them once the parent sends the index. When every file waiting for phase
-    two is a bare `Kept` (a datastore's records), the workers hand them over instead and end,
-    and no index is sent: workers forked again once the project is built check them, sharing
-    the project as this process holds it."""
+    """Each of `count` workers reads every count-th file (large and small files mix), sends
+    them as it reads them (`_read_share`), and checks them once the parent sends the index.
+    When every file waiting for phase two is a bare `Kept` (a datastore's records), the workers
+    hand them over instead and end, and no index is sent: workers forked again once the
+    project is built check them, sharing the project as this process holds it."""
 
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         global _JOB
