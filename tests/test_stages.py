@@ -324,11 +324,13 @@ def test_a_worker_keeps_nothing_of_a_record_it_has_sent(monkeypatch: pytest.Monk
     paths = sorted(files)
     pipe = _Pipe()
     mine = paths[1::2]  # the second of two workers
-    _, _, left, kept = parallel._read_share(pipe, mine, 1, 2, _run(), DictSource(files))  # type: ignore[arg-type]
+    share = parallel._read_share(pipe, mine, 1, 2, _run(), DictSource(files))  # type: ignore[arg-type]
+    _, _, left, kept, sent = share
     assert len(pipe.sent) == 2  # three files, two a message
     assert list(kept) == [p for p in mine if p.startswith("rubrics/")]
+    assert [paths[p] for p in sent] == mine  # each entry sent, by its place in the run's paths
     records = [p for p in mine if not p.startswith("rubrics/")]
-    assert [paths[w] for w in left if isinstance(w, int)] == records
+    assert [mine[w] for w in left if isinstance(w, int)] == records
 
 
 def test_workers_keep_what_is_not_a_bare_record_and_get_the_index() -> None:

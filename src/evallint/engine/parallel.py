@@ -18,6 +18,7 @@ import copyreg
 import gc
 import heapq
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -217,7 +218,8 @@ class Forked:
         # run's paths, in that order: merged by place, they are in the run's order, with no
         # table of paths. Every worker is read from as it sends (one waiting on a full pipe
         # would stop reading until the others were done).
-        places: list[list[int]] = [[] for _ in self._conns]
+        # Places as machine integers: an int object a record would be a large run's peak.
+        places = [array("q") for _ in self._conns]
         found: list[list[Entry]] = [[] for _ in self._conns]
         ends: list[Any] = [None] * len(self._conns)
         for i, status, payload in _as_sent(self._conns):
@@ -231,12 +233,11 @@ class Forked:
         diagnostics: list[Diagnostic] = []
         skipped: list[tuple[int, Skipped]] = []
         handed: list[Entry] | None = []
-        for at, theirs, (own, passed, waiting) in zip(places, found, ends, strict=True):
+        for theirs, (own, passed, waiting) in zip(found, ends, strict=True):
             diagnostics += own
             skipped += passed
             if handed is not None and waiting is not None:
-                position = {place: i for i, place in enumerate(at)}
-                handed += (theirs[position[place]] for place in waiting)
+                handed += (theirs[i] for i in waiting)
             else:
                 handed = None
         merged = heapq.merge(*(zip(a, f, strict=True) for a, f in zip(places, found, strict=True)))
@@ -341,14 +342,15 @@ def _placed(read: Iterable[str], mine: Sequence[str], first: int, step: int) -> 
         k += 1
 
 
-# What waits for phase two in a worker: a file it keeps, or a bare `Kept` by its place in the
-# run's paths (sent, and not kept: the parent has it, and so has the index it may send back).
+# What waits for phase two in a worker: a file it keeps, or a bare `Kept` by its place among
+# the entries the worker sent (not kept: the parent has it, and so has the index it may send
+# back).
 Left = Waiting | int
 
 
 def _read_share(
     conn: Connection, mine: Sequence[str], first: int, step: int, run: Run, source: Source
-) -> tuple[list[Diagnostic], list[tuple[int, Skipped]], list[Left], dict[str, Entry]]:
+) -> tuple[list[Diagnostic], list[tuple[int, Skipped]], list[Left], dict[str, Entry], array[int]]:
     """Phase one of a worker's share, INDEX_CHUNK files at a time, each chunk's entries sent
     as soon as they are read. A bare `Kept` (a datastore's record) is kept by no one here once
     sent, so a worker's memory does not grow with its share; other entries (definers, slim
@@ -357,6 +359,7 @@ def _read_share(
     passed: list[tuple[int, Skipped]] = []
     left: list[Left] = []
     kept: dict[str, Entry] = {}
+    sent = array("q")  # the place in the run's paths of each entry sent, in order
     for start in range(0, len(mine), INDEX_CHUNK):
         part, at = mine[start : start + INDEX_CHUNK], first + start * step
         entries, found, skipped, pending = read_all(part, source, run)
@@ -364,10 +367,11 @@ def _read_share(
         places = list(_placed((e.path for e in entries), part, at, step))
         conn.send(("part", [_sent(e, p) for e, p in zip(entries, places, strict=True)]))
         passed += zip(_placed((s.path for s in skipped), part, at, step), skipped, strict=True)
-        bare = {id(e): p for e, p in zip(entries, places, strict=True) if type(e) is Kept}
+        bare = {id(e): len(sent) + i for i, e in enumerate(entries) if type(e) is Kept}
         left += [bare.get(id(w), w) if type(w) is Kept else w for w in pending]
         kept.update((e.path, e) for e in entries if type(e) is not Kept)
-    return diagnostics, passed, left, kept
+        sent.extend(places)
+    return diagnostics, passed, left, kept, sent
 
 
 _GONE = "a worker process ended without reporting (killed?)"
@@ -410,7 +414,7 @@ def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
     paths, step, run, source = _JOB
     try:
-        diagnostics, passed, left, kept = _read_share(
+        diagnostics, passed, left, kept, sent = _read_share(
             conn, paths[first::step], first, step, run, source
         )
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
@@ -418,7 +422,7 @@ def _work(conn: Connection, first: int) -> None:
         conn.send(("ok", (diagnostics, passed, handed)))
         head = _index(conn, kept, paths)
         if head is not None:
-            pending = [head.entries[paths[w]] if isinstance(w, int) else w for w in left]
+            pending = [head.entries[paths[sent[w]]] if isinstance(w, int) else w for w in left]
             conn.send(("ok", check_all(pending, run, source, head)))
     except BaseException as exc:  # reported by the parent, which owns the exit code
         conn.send(_failure(exc))
