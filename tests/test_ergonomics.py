@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from evallint.cli.main import _color
@@ -348,3 +350,46 @@ def test_show_fixes_keeps_a_machine_format_stdout_clean(run: Run, tree: Tree) ->
     )
     code, out, _ = run("check", "--show-fixes", "--format", "json", "--output", "r.json", cwd=root)
     assert out.startswith("--- a/datasets/d.yaml") and json.loads((root / "r.json").read_text())
+
+
+# Plain values YAML 1.1 may type (and two it may not), and places a value may stand in.
+TRAPS = ["yes", "No", "on", "OFF", "1.10", "12", "0x1F", "017", "12:30", "1_000", "+1", ".inf"]
+TRAPS += ["-.Inf", ".NaN", "true", "NULL", "null", "~", "", "2026-01-31", "1e3", "plain text"]
+SPOTS = [
+    "questions:\n  - id: q1\n    input: {v}\n",
+    "questions:\n  - id: q1\n    input: {v}  # a note\n",
+    "questions:\n  - {{id: q1, input: {v}}}\n",
+    "questions:\n  - id: q1\n    input: &a {v}\n    criteria: *a\n",
+    "questions:\n  - id: q1\n    input:\n      {v}\n",
+]
+
+
+@given(st.sampled_from(TRAPS), st.sampled_from(SPOTS))
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_fix_never_breaks_a_file_and_keeps_the_text_as_written(
+    run: Run, value: str, spot: str
+) -> None:
+    """`--fix` quotes a value YAML typed, so it reads as the text written; the file still
+    parses, nothing is left for the rule, and a second `--fix` changes nothing."""
+    import tempfile
+
+    import yaml
+
+    original = spot.format(v=value)
+    try:
+        yaml.safe_load(original)
+    except yaml.YAMLError:
+        assume(False)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "datasets" / "d.yaml"
+        path.parent.mkdir()
+        path.write_text(original)
+        _, out, _ = run("check", "--fix", "--format", "json", cwd=Path(tmp))
+        fixed = path.read_text()
+        question = yaml.safe_load(fixed)["questions"][0]
+        left = {d["rule"] for d in json.loads(out)["diagnostics"]}
+        assert not left & {"parse-error", "yaml-implicit-type"}, (fixed, left)
+        if fixed != original:
+            assert question["input"] == value, fixed
+        run("check", "--fix", cwd=Path(tmp))
+        assert path.read_text() == fixed

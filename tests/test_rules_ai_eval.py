@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import conftest
 from conftest import spans
 
@@ -243,8 +245,22 @@ def test_yaml_implicit_types() -> None:
             3,
             12,
             "yaml-implicit-type",
-            'no is read by YAML as the boolean False, not as text; quote it: "no"',
+            'no is read by YAML as the boolean false, not as text; quote it: "no"',
         ),
+    ]
+    text = DATASET.replace('"How long do refunds take?"', "NULL")
+    assert found("datasets/refunds.yaml", text) == [
+        (3, 12, "yaml-implicit-type", 'NULL is read by YAML as null, not as text; quote it: "NULL"')
+    ]
+
+
+@pytest.mark.parametrize("missing", ["", " ~"])
+def test_a_missing_value_is_not_a_text_to_quote(missing: str) -> None:
+    """`input:` with nothing after it, or a tilde, is a missing value, not a word YAML typed:
+    no quoting is offered (`--fix` once wrote `input:""`, a line that no longer parses)."""
+    text = DATASET.replace(' "How long do refunds take?"', missing)
+    assert found("datasets/refunds.yaml", text) == [
+        (3, 11 if not missing else 12, "schema-violation", "expected string, got null")
     ]
 
 

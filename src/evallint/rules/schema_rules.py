@@ -22,7 +22,10 @@ def _yaml_trap(doc: Document, err: SchemaError) -> str | None:
     if "string" not in wanted:
         return None
     smap = doc.source_map()
-    return smap.plain.get(err.pointer) if smap is not None else None
+    raw = smap.plain.get(err.pointer) if smap is not None else None
+    # Nothing, or a tilde, is no text anyone meant to write: quoting it would make a text of
+    # it ("" after `key:` even breaks the line). That is a missing value: schema-violation's.
+    return None if raw in ("", "~") else raw
 
 
 @rule("schema-violation", Severity.ERROR)
@@ -60,6 +63,8 @@ def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     YAML 1.1 reads `version: 1.10` as the number 1.1, and `no`, `off`, `yes`, `on` as booleans.
     Quote such values. Unquoted dates are kept as text, so `validated_at: 2026-01-31` is fine.
+    Nothing after the key, or `~`, is a missing value rather than a word to quote: that is a
+    `schema-violation`, with no fix.
 
     Bad (judges/accuracy.yaml):
         id: accuracy
@@ -75,7 +80,14 @@ def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
         if raw is not None:
             yield Finding(
                 err.pointer,
-                f"{raw} is read by YAML as the {json_type(err.value)} "
-                f'{err.value!r}, not as text; quote it: "{raw}"',
+                f'{raw} is read by YAML as {_as_read(err.value)}, not as text; quote it: "{raw}"',
                 fix=Fix(err.pointer, raw, f'"{raw}"'),
             )
+
+
+def _as_read(value: object) -> str:
+    """What YAML made of a value, in YAML's spelling (`false`, `null`), not Python's."""
+    if value is None:
+        return "null"
+    shown = str(value).lower() if isinstance(value, bool) else repr(value)
+    return f"the {json_type(value)} {shown}"
