@@ -747,3 +747,26 @@ def test_a_change_to_the_settings_is_checked_whole(repo: Repo, run: Run) -> None
     code, out, _ = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
     found = [(d["path"], d["rule"], d["line"], d["column"]) for d in json.loads(out)["diagnostics"]]
     assert code == 1 and found == [("datasets/d.yaml", "unknown-ref", 4, 17)]
+
+
+def test_a_bump_that_cannot_be_written_is_said_and_fails(repo: Repo, run: Run) -> None:
+    """A version spelt with an escape is no text to edit: bump writes the others, names this
+    one for the user, and exits 1, as the version rules still fail."""
+    spelt = json.dumps(
+        {
+            "id": "c",
+            "version": "1.0.0",
+            "checks": [{"kind": "must_contain_any", "id": "w", "values": ["30 days"]}],
+            "scoring": {"combine": "all_pass"},
+        }
+    ).replace('"1.0.0"', '"1.0\\u002e0"')
+    repo.commit({"rubrics/c.json": spelt})
+    repo.git("checkout", "-qb", "feature")
+    repo.write({"rubrics/c.json": spelt.replace("30 days", "31 days")})
+    code, out, _ = run("bump", "--diff", "main", cwd=repo.root)
+    assert code == 1
+    assert out.splitlines() == [
+        "nothing to bump",
+        "rubrics/c.json:1:99: not bumped, bump it by hand: checks[w].values changed, which "
+        "changes scores, but the version is still 1.0.0; bump it: 1.0.0 → 2.0.0",
+    ]

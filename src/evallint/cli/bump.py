@@ -35,7 +35,9 @@ def bump(
     *,
     update_refs: bool,
     today: datetime.date | None = None,
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
+    """The changes written, a line each; and the bumps asked for that could not be written (a
+    version spelt with escapes, say), a line each, for the user to make by hand."""
     # Whatever the configuration selects, bump runs the rules it is named for.
     wanted = replace(config, select=BUMPED, ignore=(), max_repeats=0)
     rules = [BY_ID[r] for r in BUMPED]
@@ -44,7 +46,12 @@ def bump(
     changes = changes_of(report.diagnostics, source, texts, BUMPED)
     if update_refs:
         changes += _pin_changes(changes, tree, source, config, texts)
-    return write(changes, texts, source, root)
+    left = [
+        f"{d.path}:{d.span.line}:{d.span.column}: not bumped, bump it by hand: {d.message}"
+        for d in report.diagnostics
+        if d.rule in BUMPED and d.fix is None
+    ]
+    return write(changes, texts, source, root), left
 
 
 def _ref_prefix(path: str, source: Source, config: Config) -> str:
