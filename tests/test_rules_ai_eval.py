@@ -113,7 +113,7 @@ def test_pattern_messages_name_what_was_expected() -> None:
             2,
             10,
             "schema-violation",
-            "'1.0' is not a semantic version such as 1.2.0 (quote it in YAML)",
+            "'1.0' is not a semantic version such as 1.2.0",
         ),
     ]
     bad_ref = DATASET.replace("rubric/tone@1", "rubric/tone@v1")

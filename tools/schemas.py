@@ -45,7 +45,7 @@ def integer(description: str, minimum: int, maximum: int | None = None) -> S:
 
 
 SEMVER_DEF: S = {
-    "title": "a semantic version such as 1.2.0 (quote it in YAML)",
+    "title": "a semantic version such as 1.2.0",
     "type": "string",
     "pattern": SEMVER,
 }
