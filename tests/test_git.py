@@ -770,3 +770,40 @@ def test_a_bump_that_cannot_be_written_is_said_and_fails(repo: Repo, run: Run) -
         "rubrics/c.json:1:99: not bumped, bump it by hand: checks[w].values changed, which "
         "changes scores, but the version is still 1.0.0; bump it: 1.0.0 → 2.0.0",
     ]
+
+
+def _suite(*paths: str) -> str:
+    """An AgentV suite whose one case reads these files."""
+    files = "".join(f"          - type: file\n            value: {p}\n" for p in paths)
+    return (
+        "name: s\ntests:\n  - id: a\n    criteria: c\n    input:\n      - role: system\n"
+        f"        content:\n{files}      - role: user\n        content: hi\n"
+    )
+
+
+def test_a_file_in_a_submodule_is_not_said_to_be_missing(tmp_path: Path, run: Run) -> None:
+    """git lists a submodule as one entry, not the files the runner reads in it: a file named
+    there was said not to exist. It is a note now, not checked."""
+    sub = Repo(tmp_path / "sub")
+    sub.commit({"prompts/policy.md": "30 days.\n"})
+    repo = Repo(tmp_path / "repo")
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.root), "vendor")
+    repo.commit({"evals/s.eval.yaml": _suite("../vendor/prompts/policy.md", "../nothere.md")})
+    code, out, _ = run("check", "--format", "json", cwd=repo.root)
+    found = [(d["line"], d["column"], d["rule"]) for d in json.loads(out)["diagnostics"]]
+    assert (code, found) == (1, [(9, 20, "file-not-checked"), (11, 20, "missing-file")])
+    assert "lies under 'vendor', which the listing holds as one entry" in out
+
+
+def test_a_file_under_a_symlinked_folder(tmp_path: Path, run: Run) -> None:
+    """A symlink to a folder is one entry too: inside the repository, not checked (a note);
+    leading out of it, an error, and never followed."""
+    repo = Repo(tmp_path / "repo")
+    repo.write({"real/p.md": "x\n", "evals/s.eval.yaml": _suite("../inside/p.md", "../out/x")})
+    (repo.root / "inside").symlink_to("real")
+    (repo.root / "out").symlink_to(tmp_path)
+    repo.git("add", "-A")
+    code, out, _ = run("check", "--format", "json", cwd=repo.root)
+    found = [(d["line"], d["column"], d["rule"]) for d in json.loads(out)["diagnostics"]]
+    assert (code, found) == (1, [(9, 20, "file-not-checked"), (11, 20, "missing-file")])
+    assert "lies under 'out', a symlink that leads outside the repository" in out

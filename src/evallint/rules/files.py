@@ -9,7 +9,7 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import NAMING_FILES, abp
+from evallint.kinds import NAMING_FILES
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
 from evallint.records import record
@@ -68,7 +68,13 @@ def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"{look.ref.path!r} is a symlink that leads outside the repository; it is not "
                 "followed",
             )
-        elif look.found is None and not look.beside:
+        elif look.inside is not None and ctx.outside(look.inside):
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} lies under {look.inside!r}, a symlink that leads outside the "
+                "repository; it is not followed",
+            )
+        elif look.found is None and not look.beside and look.inside is None:
             yield Finding(
                 look.ref.pointer,
                 f"{look.ref.path!r} does not exist (looked for {_listed(look.tried)})",
@@ -83,6 +89,10 @@ class Lookup:
     tried: list[str]  # empty: every place it would look lies outside the project
     found: str | None  # the first place that exists
     beside: bool  # a site-root path beside the repository, which evallint cannot see
+    # Not found, but a place it would look lies under a listed entry that is no folder of the
+    # listing: a submodule, or a symlink to a folder. The runner may find the file there;
+    # the listing cannot say.
+    inside: str | None = None
 
 
 def _lookups(doc: Document, ctx: Context) -> list[Lookup]:
@@ -103,8 +113,21 @@ def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
                 found = place
                 break
         beside = found is None and bool(tried) and _beside(ref, tried, ctx)
-        out.append(Lookup(ref, tried, found, beside))
+        inside = _opaque(tried, files) if found is None and not beside else None
+        out.append(Lookup(ref, tried, found, beside, inside))
     return out
+
+
+def _opaque(tried: list[str], files: frozenset[str]) -> str | None:
+    """The first listed entry that one of `tried` lies under: a file of the listing cannot
+    hold files, so it is a submodule (git lists it as one entry) or a symlink to a folder."""
+    for place in tried:
+        cut = place.rfind("/")
+        while cut > 0:
+            if place[:cut] in files:
+                return place[:cut]
+            cut = place.rfind("/", 0, cut)
+    return None
 
 
 def _listed(tried: list[str]) -> str:
@@ -130,13 +153,15 @@ def _beside(ref: FileRef, tried: list[str], ctx: Context) -> bool:
     return first not in top and suggest(first, listed) is None
 
 
-@rule("file-not-checked", Severity.NOTE, kinds=(abp.EVALS, abp.STATIC_CHECKS), reads_files=True)
+@rule("file-not-checked", Severity.NOTE, kinds=NAMING_FILES, reads_files=True)
 def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A file the eval names lies beside the repository, where evallint cannot look.
+    """A file the eval names lies where evallint cannot look, so it was not checked.
 
+    It lies beside the repository, or in a submodule, or in a folder reached through a symlink.
     ai_best_practices runners resolve paths from the root of the Drupal site they run in, which
-    may hold the repository (`.agents/skills/x/SKILL.md` beside `my-docs/`). Such a path is not
-    an error, but nothing checked that the file exists.
+    may hold the repository (`.agents/skills/x/SKILL.md` beside `my-docs/`). And git lists a
+    submodule, or a symlink to a folder, as one entry, not the files under it, which the runner
+    reads. Such a path is not an error, but nothing checked that the file exists.
 
     Given (skills/refunds/SKILL.md):
         # Refunds
@@ -151,4 +176,11 @@ def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
                 look.ref.pointer,
                 f"{look.ref.path!r} is not in the repository; the runner looks for it from the "
                 "folder it runs in, which evallint cannot see, so it was not checked",
+            )
+        elif look.inside is not None and not ctx.outside(look.inside):
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} lies under {look.inside!r}, which the listing holds as one "
+                "entry, not as a folder of files (as it holds a submodule, or a symlink to a "
+                "folder), so it was not checked",
             )
