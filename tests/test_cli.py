@@ -100,6 +100,29 @@ def test_select_and_ignore(run: Run, tree: Tree) -> None:
     assert "no problems" in out
 
 
+@pytest.mark.parametrize("name", [".evallint.toml", "pyproject.toml"])
+def test_a_settings_file_that_links_out_is_never_read(
+    run: Run, tree: Tree, tmp_path_factory: pytest.TempPathFactory, name: str
+) -> None:
+    """A pull request may commit the settings file as a symlink to a file of the machine that
+    checks it: evallint stops (exit 2) without reading it. A link inside the project is read."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / name
+    elsewhere.write_text(
+        '[tool.evallint]\nexclude = ["**"]\n' if name == "pyproject.toml" else 'exclude = ["**"]\n'
+    )
+    root = tree({"datasets/d.yaml": "questions: []\n"})
+    (root / name).symlink_to(elsewhere)
+    code, out, err = run("check", cwd=root)
+    assert (code, out) == (2, "")
+    said = f"{name} is a symlink that leads outside the repository; it is not read"
+    assert err == f"evallint: error: {said}\n"
+    (root / name).unlink()
+    (root / "settings").mkdir()
+    (root / "settings" / name).write_text(elsewhere.read_text())
+    (root / name).symlink_to(f"settings/{name}")
+    assert run("check", cwd=root)[0] == 0  # excluded: nothing to check, not strict
+
+
 def test_config_kinds_and_exclude(run: Run, tree: Tree) -> None:
     root = tree(
         {

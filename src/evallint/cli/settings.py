@@ -22,13 +22,23 @@ from evallint.validation.schemas import validate
 def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:
     dedicated = root / ".evallint.toml"
     if dedicated.is_file():
-        return dedicated, _read_toml(dedicated)
+        return dedicated, _read_toml(_inside(dedicated, root))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        table = _tool_table(_read_toml(pyproject))
+        table = _tool_table(_read_toml(_inside(pyproject, root)))
         if table is not None:
             return pyproject, table
     return None
+
+
+def _inside(path: Path, root: Path) -> Path:
+    """A settings file the project holds: one that is a symlink out of it (a pull request may
+    commit one) is never read, and the run stops, as for any settings it cannot read."""
+    if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+        raise EvallintError(
+            f"{path.name} is a symlink that leads outside the repository; it is not read"
+        )
+    return path
 
 
 def _tool_table(doc: dict[str, Any]) -> dict[str, Any] | None:
