@@ -349,31 +349,27 @@ def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
     args = ["grep", "-z", "-l", "-F", "--untracked", "--no-color", "--full-name"]
     for needle in needles:
         args += ["-e", needle.decode("utf-8", "surrogateescape")]
+    found = _paths_or_none(root, args, ok=(0, 1))  # 1: nothing matched
+    return None if found is None else set(found)
+
+
+def changed_between(root: Path, old: str, new: str) -> list[str] | None:
+    """The paths whose content differs between two commits (renames as a deletion and an
+    addition); None when git cannot say (a commit this clone lacks)."""
+    args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", old, new, "--"]
+    return _paths_or_none(root, args)
+
+
+def _paths_or_none(root: Path, args: Sequence[str], ok: tuple[int, ...] = (0,)) -> list[str] | None:
+    """The NUL-separated paths a git command prints; None when git cannot say (no git, or an
+    exit code not in `ok`), for a question whose answer only saves work."""
     try:
         proc = subprocess.run(
             ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
         )
     except OSError:
         return None
-    if proc.returncode not in (0, 1):  # 1: nothing matched
-        return None
-    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
-
-
-def changed_between(root: Path, old: str, new: str) -> list[str] | None:
-    """The paths whose content differs between two commits (renames as a deletion and an
-    addition); None when git cannot say (a commit this clone lacks)."""
-    try:
-        proc = subprocess.run(
-            ["git", "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", old, new, "--"],
-            cwd=root,
-            capture_output=True,
-            env=clean_env(),
-            check=False,
-        )
-    except OSError:
-        return None
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         return None
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
