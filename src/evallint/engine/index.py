@@ -723,7 +723,7 @@ def _summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary
         values = _shared_values(path, raw)
         if values is None:  # not JSON, or escapes that a search could misread: the data
             found = found if found is not None else read_entry(path, source, config, raw)
-            values = _shared_of(found) if isinstance(found, Entry) else set()
+            values = {v for _, v in _shared_pairs(found)} if isinstance(found, Entry) else set()
         texts |= {shared_token(v) for v in values}
     mentions = " ".join(sorted(texts))
     if not (_definer_by_path(path, config) or _may_define(text)):
@@ -796,11 +796,9 @@ def _sharing(
     to the project, so what the change makes twice is found in both files."""
     wanted: dict[str, set[tuple[str, str]]] = {}  # kind -> (key, value) the run's files hold
     for entry in linted:
-        data = entry.data if entry.kind.shared else None
-        for key in entry.kind.shared if isinstance(data, dict) else ():
-            value = data.get(key) if isinstance(data, dict) else None
-            if isinstance(value, str) and value:
-                wanted.setdefault(entry.kind.name, set()).add((key, value))
+        pairs = _shared_pairs(entry)
+        if pairs:
+            wanted.setdefault(entry.kind.name, set()).update(pairs)
     if not wanted:
         return []
     tokens = {shared_token(v) for pairs in wanted.values() for _, v in pairs}
@@ -820,8 +818,15 @@ def _sharing(
 def _shares(entry: Entry, wanted: dict[str, set[tuple[str, str]]]) -> bool:
     """Whether the entry holds a shared key's value among those `wanted` for its kind."""
     pairs = wanted.get(entry.kind.name)
-    data = entry.data if pairs else None
-    return isinstance(data, dict) and any(data.get(k) == v for k, v in pairs or ())
+    return bool(pairs) and not _shared_pairs(entry).isdisjoint(pairs or ())
+
+
+def _shared_pairs(entry: Entry) -> set[tuple[str, str]]:
+    """(key, value) of its kind's shared keys an entry holds at the top level, as text."""
+    data = entry.data if entry.kind.shared and entry.doc.ok else None
+    if not isinstance(data, dict):
+        return set()
+    return {(k, v) for k in entry.kind.shared if isinstance(v := data.get(k), str) and v}
 
 
 def _bytes(path: str, source: Source, config: Config) -> bytes | None:
@@ -872,14 +877,6 @@ def _shared_values(path: str, raw: bytes) -> set[str] | None:
         if isinstance(value, str) and value:
             out.add(value)
     return out
-
-
-def _shared_of(entry: Entry) -> set[str]:
-    """The values of its kind's shared keys an entry holds at the top level."""
-    data = entry.data if entry.kind.shared and entry.doc.ok else None
-    if not isinstance(data, dict):
-        return set()
-    return {v for k in entry.kind.shared if isinstance(v := data.get(k), str) and v}
 
 
 def _is_mention(text: str) -> bool:
