@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from functools import partial
 from itertools import chain, islice
 from operator import attrgetter, le
@@ -240,10 +241,13 @@ def _from_summaries(
         if changed is not None and warm:  # the run keeps a memo, and found none
             store.put_memo(*_memo_rows(rest, known, store, changed | {e.path for e in linted}))
 
+    plain: dict[str, str] = {}  # what the files summarized now mention, made on first use
+
     def find(names: set[str]) -> Found:
         """Definers and other files outside the run that mention any of `names`: a second
         pass over the summaries, made only when the run's rubrics are composed by others."""
-        plain = {p: s.mentions for p, s in fresh if s.kind is None and s.mentions}
+        if not plain:
+            plain.update((p, s.mentions) for p, s in fresh if s.kind is None and s.mentions)
         may = _may_name(names)
         definers = [d for d in out.later if may(d.mentions) and _names_any(d.mentions, names)]
         texts_found = []
@@ -946,9 +950,7 @@ def _may_touch(later: Later, defined: set[tuple[str, str]], named: set[str]) -> 
 
 
 def _might_break(
-    refs: Sequence[Ref],
-    project: Project,
-    composers: set[str] = frozenset(),  # type: ignore[assignment]
+    refs: Sequence[Ref], project: Project, composers: AbstractSet[str] = frozenset()
 ) -> bool:
     """Whether a file that mentions the run's ids could get a finding the run causes.
 
