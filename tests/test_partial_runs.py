@@ -221,24 +221,27 @@ def _pending(repo: Repo) -> list[str]:
         min_size=1,
         max_size=5,
     ),
-    st.booleans(),
+    st.sampled_from(["cold", "warm", "memo"]),
 )
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_a_run_over_a_change_finds_what_the_change_causes(
-    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]], memo: bool
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]], cache: str
 ) -> None:
-    """`memo`: the runs ask the memo of the base's tree (as in a large tree), written by runs
-    before the change; else they read every file."""
+    """`cache`: "memo", the runs ask the memo of the base's tree (as in a large tree), written
+    by runs before the change; "warm", they take the summaries earlier runs kept (no memo, as
+    in a small tree, or one whose settings changed); "cold", they read every file."""
     repo = Repo(tmp_path_factory.mktemp("partial") / "repo")
     repo.commit(_tree(), "base")
     root = repo.root
+    memo = cache != "cold"  # whether the runs after the change use the cache
     with pytest.MonkeyPatch.context() as large:
-        if memo:
+        if cache == "memo":
             large.setattr(index, "MEMO_FROM", 1)
+        if memo:
             evallint.check(cwd=root, diff="main")  # fills the cache
-            evallint.check(cwd=root, diff="main")  # writes the memo
+            evallint.check(cwd=root, diff="main")  # writes the memo, when asked to
         before = _keys(evallint.check(cwd=root, cache=False).diagnostics)
         repo.git("checkout", "-qb", "feature")
         for n, (step, i) in enumerate(steps):
@@ -324,3 +327,25 @@ def test_a_record_that_names_a_rubric_in_a_version_map_is_checked_when_the_rubri
     record = f"{FOLDER}/{UUIDS[1]}.json"
     for found in _after_change(tmp_path, memo, monkeypatch, ("v", 1, 1), "rubrics/r1.yaml"):
         assert (record, "eee-envelope-ref") in {(d.path, d.rule) for d in found}
+
+
+def test_a_copied_record_is_found_twice_with_a_warm_cache_and_no_memo(tmp_path: Path) -> None:
+    """A record copied (its evaluation id twice), in a tree too small for a memo, with the
+    summaries earlier runs kept: the run's files define no id, so it had not read the texts
+    the cache keeps apart, and the search for the record holding the same id found none."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(_tree(), "base")
+    evallint.check(cwd=repo.root, diff="main")  # fills the cache
+    _change(repo, "c", 0, 0)
+    copy = f"{FOLDER}/0c{UUIDS[0][2:]}.json"
+    twice = {(f"{FOLDER}/{UUIDS[0]}.json", 3, 20), (copy, 3, 20)}
+    for found in (
+        evallint.check(cwd=repo.root, diff="main").diagnostics,
+        evallint.check([copy], cwd=repo.root).diagnostics,
+    ):
+        dup = {
+            (d.path, d.span.line, d.span.column)
+            for d in found
+            if d.rule == "eee-duplicate-evaluation-id"
+        }
+        assert dup == twice

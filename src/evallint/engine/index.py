@@ -248,6 +248,9 @@ def _from_summaries(
         pass over the summaries, made only when the run's rubrics are composed by others."""
         if not plain:
             plain.update((p, s.mentions) for p, s in fresh if s.kind is None and s.mentions)
+        # The texts the cache keeps apart: read now if the run did not (its files define no
+        # id, yet they share values, or are composed).
+        every = texts if texts is not None or store is None else store.texts()
         may = _may_name(names)
         definers = [d for d in out.later if may(d.mentions) and _names_any(d.mentions, names)]
         texts_found = []
@@ -256,7 +259,7 @@ def _from_summaries(
             if text is None:
                 cached = _cached(kept.get(path), known.get(path))
                 if type(cached) is int:
-                    cached = text_at(texts, cached) if texts is not None else None
+                    cached = text_at(every, cached) if every is not None else None
                 text = cached if isinstance(cached, str) else None
             if text and may(text):
                 texts_found.append((path, text))
