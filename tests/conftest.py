@@ -17,6 +17,7 @@ from evallint.config import Config
 from evallint.engine.run import lint
 from evallint.io.git import Base, Change
 from evallint.model import Diagnostic
+from evallint.parse.positions import LineIndex
 from evallint.project import Entry
 from evallint.read import read_entry
 
@@ -24,6 +25,9 @@ REPO = Path(__file__).resolve().parent.parent
 # The schema generators live in tools/ (not shipped); tests import them by plain name.
 sys.path.insert(0, str(REPO / "tools"))
 SHARED = REPO.parent / "shared"
+# The commands the test extra installs (evallint, ruff, mypy, pre-commit, zizmor) are those
+# beside the Python that runs the suite, whether or not its environment was activated.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +74,18 @@ def lint_files(
     report = lint(
         sorted(files), DictSource(files), config or Config(), tree=sorted(files), baseline=baseline
     )
+    for d in report.diagnostics:
+        if d.path in files:
+            assert_inside(d, files[d.path])
     return list(report.diagnostics)
+
+
+def assert_inside(d: Diagnostic, content: str | bytes) -> None:
+    """No finding lies outside its file's text: a place past the last line (or before the
+    first) is a place no editor, GitHub annotation or SARIF viewer can show."""
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+    lines = len(LineIndex(text, yaml=True).starts)
+    assert 1 <= d.span.line <= lines and d.span.column >= 1, (d, lines)
 
 
 def found(

@@ -327,21 +327,39 @@ _NESTING = "exceeded maximum nesting depth"
 def _too_deep(text: str, exc: yaml.MarkedYAMLError, record: bool) -> Loaded:
     """The text nests past libyaml's bound, so past MAX_DEPTH too: the finding is the one any
     PyYAML gives, where the text first nests past MAX_DEPTH. The text up to libyaml's stop
-    holds that place: built again, the builder stops there."""
+    holds that place: built again, the builder stops there. libyaml's scanner reads ahead of
+    the builder, so the rebuild may stop at libyaml's bound again, earlier: the text is then
+    cut there, and each pass is shorter than the one before."""
     mark = exc.problem_mark
     at = _offset(text, mark.line, mark.column) if mark is not None else len(text)
-    builder = _Builder(text[:at], record)
-    try:
-        builder.run()
-    except _Stop as stop:
-        if stop.message.startswith("nesting deeper"):  # with what was found on the way there
-            found = (*builder.problems, Problem(stop.span, stop.message))
-            return Loaded(None, False, found, builder.smap)
-    except yaml.YAMLError:
-        pass
-    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    while True:
+        builder = _Builder(text[:at], record)
+        try:
+            builder.run()
+        except _Stop as stop:
+            if stop.message.startswith("nesting deeper"):  # with what was found on the way
+                found = (*builder.problems, Problem(stop.span, stop.message))
+                return Loaded(None, False, found, builder.smap)
+        except yaml.MarkedYAMLError as again:
+            cut = _cut_at(text, again)
+            if cut is not None and cut < at:
+                at = cut
+                continue
+        except yaml.YAMLError:
+            pass
+        break
+    # Never past the text's last character, whatever mark libyaml gave.
+    line, col = LineIndex(text, yaml=True).position(max(min(at, len(text) - 1), 0))
     problem = Problem(Span(line, col, line, col + 1), f"nesting deeper than {MAX_DEPTH} levels")
     return Loaded(None, False, (problem,), None)
+
+
+def _cut_at(text: str, exc: yaml.MarkedYAMLError) -> int | None:
+    """Where libyaml stopped for its own nesting bound, as an offset; None for other errors."""
+    mark = exc.problem_mark
+    if mark is None or _NESTING not in str(exc.problem):
+        return None
+    return _offset(text, mark.line, mark.column)
 
 
 def _offset(text: str, line: int, column: int) -> int:
