@@ -22,6 +22,7 @@ CLEAN_RUBRIC = (
     "scoring: {combine: all_pass}\n"
 )
 TYPO_DATASET = "questions:\n  - id: q1\n    input: hi\n    expecteed_facts: [x]\n"
+PROSE_TYPO_DATASET = "descriptoin: refunds\n" + TYPO_DATASET.replace("expecteed", "expected")
 BAD_RUBRIC = (
     "id: tone\nversion: 1.0\nchecks: [{kind: php_lint, id: lint}]\nscoring: {combine: all_pass}\n"
 )
@@ -40,13 +41,26 @@ def test_errors_exit_1_with_clickable_lines(run: Run, tree: Tree) -> None:
     assert code == 1
     assert out.splitlines()[0] == (
         "rubrics/tone.yaml:2:10: error: 1.0 is read by YAML as the number 1.0, not as text; "
-        'quote it: "1.0" [yaml-implicit-type]'
+        'write it as text: "1.0.0" [yaml-implicit-type] [*]'
     )
-    assert out.splitlines()[1].startswith("1 file checked: 1 error in 1 file (")
+    assert out.splitlines()[1].startswith(
+        "1 file checked: 1 error in 1 file, 1 fixable with --fix [*] ("
+    )
+
+
+def test_the_readmes_first_example_fails_by_default(run: Run, tree: Tree) -> None:
+    """A misspelt key the grader reads loads silently and scores wrong: an error, exit 1."""
+    root = tree({"datasets/d.yaml": TYPO_DATASET})
+    code, out, _ = run("check", cwd=root)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "datasets/d.yaml:4:5: error: unknown key 'expecteed_facts'; did you mean "
+        "'expected_facts'? [key-typo] [*]"
+    )
 
 
 def test_warnings_pass_unless_strict(run: Run, tree: Tree) -> None:
-    root = tree({"datasets/d.yaml": TYPO_DATASET})
+    root = tree({"datasets/d.yaml": PROSE_TYPO_DATASET})
     assert run("check", cwd=root)[0] == 0
     assert run("check", "--strict", cwd=root)[0] == 1
     (root / ".evallint.toml").write_text("strict = true\n")
@@ -140,7 +154,7 @@ def test_config_kinds_and_exclude(run: Run, tree: Tree) -> None:
 def test_json_output_shape(run: Run, tree: Tree) -> None:
     root = tree({"datasets/d.yaml": TYPO_DATASET})
     code, out, _ = run("check", "--format", "json", cwd=root)
-    assert code == 0
+    assert code == 1
     assert json.loads(out) == {
         "version": 1,
         "files_checked": 1,
@@ -151,7 +165,7 @@ def test_json_output_shape(run: Run, tree: Tree) -> None:
                 "column": 5,
                 "end_line": 4,
                 "end_column": 20,
-                "severity": "warning",
+                "severity": "error",
                 "rule": "key-typo",
                 "message": "unknown key 'expecteed_facts'; did you mean 'expected_facts'?",
             }
@@ -162,7 +176,7 @@ def test_json_output_shape(run: Run, tree: Tree) -> None:
 def test_output_file(run: Run, tree: Tree) -> None:
     root = tree({"datasets/d.yaml": TYPO_DATASET})
     code, out, _ = run("check", "--format", "json", "--output", "report.json", cwd=root)
-    assert (code, out) == (0, "")
+    assert (code, out) == (1, "")
     assert json.loads((root / "report.json").read_text())["files_checked"] == 1
 
 
@@ -430,3 +444,19 @@ def test_forked_workers_report_what_one_process_reports(run: Run, tmp_path: Path
     assert one.splitlines()[:-1] == many.splitlines()[:-1]
     assert "skipped notes.yaml: no kind matches" in many
     assert run("check", "--jobs", "0", cwd=root)[0] == 2
+
+
+def test_statistics_mark_fixable_rules_and_refuse_machine_formats(run: Run, tree: Tree) -> None:
+    root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})
+    code, out, _ = run("check", "--statistics", cwd=root)
+    assert code == 1
+    assert out.splitlines()[:2] == [
+        "1  error    key-typo [*]",
+        "1  error    yaml-implicit-type [*]",
+    ]
+    code, out, err = run("check", "--statistics", "--format", "json", cwd=root)
+    assert (code, out) == (2, "")
+    assert err == (
+        "evallint: error: --statistics counts findings for people: it works with --format "
+        "text, not --format json\n"
+    )

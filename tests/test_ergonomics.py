@@ -112,8 +112,8 @@ def test_an_unknown_option_shows_the_commands_own_usage(run: Run, tree: Tree) ->
 def test_one_rules_page_and_a_suggestion_for_an_unknown_id(run: Run, tree: Tree) -> None:
     code, out, _ = run("rule", "key-typo", cwd=tree({}))
     assert code == 0
-    assert out.startswith("key-typo (warning; all kinds)\n    An unknown key is close")
-    assert "Default severity: warning." in out and "Fixable: yes (`evallint check --fix`)." in out
+    assert out.startswith("key-typo (error; all kinds)\n    An unknown key is close")
+    assert "Default severity: error." in out and "Fixable: yes (`evallint check --fix`)." in out
     code, out, _ = run("rule", "version-not-bumped", cwd=tree({}))
     assert "Fixable: yes (`evallint check --fix` or `evallint bump`)." in out
     code, out, err = run("rule", "key-typp", cwd=tree({}))
@@ -290,7 +290,7 @@ FIXABLE = {
     "rubrics/tone.yaml": (
         "id: tone\nversion: 1.10  # keep me\nchecks: [{kind: php_lint, id: lint}]\n"
         "scoring: {combine: all_pass}\n",
-        'id: tone\nversion: "1.10"  # keep me\nchecks: [{kind: php_lint, id: lint}]\n'
+        'id: tone\nversion: "1.10.0"  # keep me\nchecks: [{kind: php_lint, id: lint}]\n'
         "scoring: {combine: all_pass}\n",
     ),
     "datasets/d.yaml": (
@@ -314,8 +314,8 @@ def test_fix_changes_only_the_bytes_at_fault_and_the_rules_then_pass(run: Run, t
     assert (root / "datasets/clean.yaml").stat().st_mtime_ns == stamp  # never touched
     left = json.loads(out)
     assert left["notes"] == ["fixed 3 findings in 3 files"]
-    assert {d["rule"] for d in left["diagnostics"]} == {"schema-violation"}  # "1.10" is no semver
-    assert code == 1
+    assert left["diagnostics"] == []  # "1.10.0", not "1.10", which is no semantic version
+    assert code == 0
 
 
 def test_show_fixes_prints_the_diff_and_writes_nothing(run: Run, tree: Tree) -> None:
@@ -327,7 +327,7 @@ def test_show_fixes_prints_the_diff_and_writes_nothing(run: Run, tree: Tree) -> 
         "--- a/datasets/d.yaml\n+++ b/datasets/d.yaml\n@@ -1,4 +1,4 @@\n questions:\n"
     )
     assert "-    expecteed_facts: [a]  # note\n+    expected_facts: [a]  # note\n" in out
-    assert code == 0  # a warning only
+    assert code == 1  # the misspelt key is still there: --show-fixes writes nothing
 
 
 def test_a_misspelt_key_whose_target_is_there_is_not_renamed(run: Run, tree: Tree) -> None:
@@ -393,3 +393,34 @@ def test_fix_never_breaks_a_file_and_keeps_the_text_as_written(
             assert question["input"] == value, fixed
         run("check", "--fix", cwd=Path(tmp))
         assert path.read_text() == fixed
+
+
+VERSIONED_FILES = {
+    "rubrics/r.yaml": "id: r\nversion: {v}\nchecks: [{{kind: php_lint, id: lint}}]\n"
+    "scoring: {{combine: all_pass}}\n",
+    "judges/j.yaml": 'id: j\nversion: {v}\ntemplate: "Score {{{{ output }}}}"\n',
+    "datasets/d.yaml": "id: d\nversion: {v}\nquestions:\n  - id: q1\n    input: hi\n"
+    "    expecteed_facts: [x]\n",
+}
+
+
+@given(
+    st.sampled_from(sorted(VERSIONED_FILES)),
+    st.sampled_from(["1", "1.10", "2.0", "0.9", "10", "1.2.3", "yes"]),
+)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_fix_introduces_no_finding_of_its_own(run: Run, path: str, value: str) -> None:
+    """Whatever `--fix` writes is valid where it is written: every finding after the fix was
+    there before it (`version: 1.10` becomes "1.10.0", not "1.10", which is no version)."""
+    import tempfile
+
+    text = VERSIONED_FILES[path].format(v=value)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / path).parent.mkdir()
+        (Path(tmp) / path).write_text(text)
+        _, out, _ = run("check", "--format", "json", cwd=Path(tmp))
+        before = {(d["rule"], d["path"]) for d in json.loads(out)["diagnostics"]}
+        _, out, _ = run("check", "--fix", "--format", "json", cwd=Path(tmp))
+        after = {(d["rule"], d["path"]) for d in json.loads(out)["diagnostics"]}
+        assert after <= before, ((Path(tmp) / path).read_text(), before, after)
+        assert ("key-typo", "datasets/d.yaml") not in after

@@ -230,7 +230,7 @@ def test_yaml_implicit_types() -> None:
             2,
             10,
             "yaml-implicit-type",
-            '1.10 is read by YAML as the number 1.1, not as text; quote it: "1.10"',
+            '1.10 is read by YAML as the number 1.1, not as text; write it as text: "1.10.0"',
         )
     ]
     text = DATASET.replace('"How long do refunds take?"', "no").replace("id: q1", "id: 12")

@@ -375,6 +375,11 @@ def run_check(args: argparse.Namespace) -> int:
             f"--show-fixes prints a diff on stdout, which --format {fmt} needs for itself: "
             "add --output FILE"
         )
+    if args.statistics and fmt != "text":
+        raise EvallintError(
+            f"--statistics counts findings for people: it works with --format text, "
+            f"not --format {fmt}"
+        )
     if machine or args.sarif_output or fixing:
         # Machine outputs carry every finding; fixes need every finding to carry its fix.
         config = replace(config, max_repeats=0)

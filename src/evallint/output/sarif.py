@@ -17,7 +17,12 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 PROBLEM = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "recommendation"}
 # Rules that guess (a misspelling, an unused input) are less certain than rules that read facts.
-PRECISION = {"key-typo": "high", "question-missing-inputs": "high", "weight-ignored": "high"}
+PRECISION = {
+    "key-typo": "high",
+    "prose-key-typo": "high",
+    "question-missing-inputs": "high",
+    "weight-ignored": "high",
+}
 LIMIT = 1024  # GitHub's limit on description texts
 RESULTS = 25_000  # GitHub code scanning's limit on results per run
 

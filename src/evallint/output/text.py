@@ -19,6 +19,9 @@ def summary(report: Report) -> str:
     if report.diagnostics:
         # Files with findings, also those outside the run that a change broke.
         found += f" in {_plural(len({d.path for d in report.diagnostics}), 'file')}"
+    fixable = sum(d.fix is not None for d in report.diagnostics)
+    if fixable:
+        found += f", {fixable:,} fixable with --fix [*]"
     checked = _plural(report.files_checked, "file") + " checked"
     unread = len(report.unreadable)
     if unread:
@@ -64,7 +67,7 @@ def render_text(
 def _line(d: Diagnostic, color: bool) -> str:
     where = _paint(f"{d.path}:{d.span.line}:{d.span.column}:", "1", color)
     level = _paint(f"{d.severity.label}:", _COLORS[d.severity], color)
-    rule = _paint(f"[{d.rule}]", "2", color)
+    rule = _paint(f"[{d.rule}]", "2", color) + (" [*]" if d.fix is not None else "")
     return f"{where} {level} {' '.join(d.text.splitlines())} {rule}"
 
 
@@ -90,12 +93,16 @@ def _frame(d: Diagnostic, color: bool) -> list[str]:
 def _statistics(report: Report, color: bool) -> list[str]:
     """A count per rule (findings the repeat cap left out included), most first."""
     counts: dict[tuple[str, Severity], int] = {}
+    fixable: set[str] = set()
     for d in report.diagnostics:
         counts[(d.rule, d.severity)] = counts.get((d.rule, d.severity), 0) + d.weight
+        if d.fix is not None:
+            fixable.add(d.rule)
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
     width = max((len(f"{n:,}") for _, n in ordered), default=1)
     return [
         f"{n:>{width},}  {_paint(f'{level.label:<7}', _COLORS[level], color)}  {rule}"
+        + (" [*]" if rule in fixable else "")
         for (rule, level), n in ordered
     ]
 

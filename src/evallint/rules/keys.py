@@ -61,14 +61,22 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding((*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True)
 
 
-@rule("key-typo", Severity.WARNING, fixable=True)
+# Keys no runner reads to score: a misspelling of one of these loses text, never points.
+PROSE_KEYS = frozenset(
+    {"description", "notes", "note", "tags", "metadata", "title", "name", "comment", "summary"}
+)
+
+
+@rule("key-typo", Severity.ERROR, fixable=True)
 def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """An unknown key is close to a known one: probably a misspelling.
+    """An unknown key is close to a known one the runner reads to score: a misspelling.
 
     Objects that allow extension keys (questions, rubric roots, checks) accept unknown keys, so a
-    misspelt `expected_facts` loads silently and the grader sees no facts. A key close to a known
-    key at the same place is reported with the key it probably meant; keys far from every known
-    key are left alone as extensions.
+    misspelt `expected_facts` loads silently and the grader sees no facts: the file runs and
+    scores wrong. A key close to a known key at the same place is reported with the key it
+    probably meant; keys far from every known key are left alone as extensions. A misspelling
+    of a key that cannot change a score (`description`, `notes`, `tags`, `metadata`, `title`,
+    `name`) is `prose-key-typo`, a warning.
 
     Bad (datasets/refunds.yaml):
         questions:
@@ -81,6 +89,35 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
             input: "How long do refunds take?"
             expected_facts: ["within 30 days"]
     """
+    yield from _typos(doc, ctx, prose=False)
+
+
+@rule("prose-key-typo", Severity.WARNING, fixable=True)
+def prose_key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An unknown key is close to a known key that cannot change a score: a misspelling.
+
+    Like `key-typo`, but the key it probably meant (`description`, `notes`, `tags`,
+    `metadata`, `title`, `name`) is text no runner scores with: the file scores as intended and
+    only the text is lost, so this stays a warning.
+
+    Bad (datasets/refunds.yaml):
+        descriptoin: Refund questions
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            expected_facts: ["within 30 days"]
+    Good (datasets/refunds.yaml):
+        description: Refund questions
+        questions:
+          - id: q1
+            input: "How long do refunds take?"
+            expected_facts: ["within 30 days"]
+    """
+    yield from _typos(doc, ctx, prose=True)
+
+
+def _typos(doc: Document, ctx: Context, *, prose: bool) -> Iterator[Finding]:
+    """Misspelt keys of open objects whose meant key is (or is not) one of PROSE_KEYS."""
     for obj in ctx.object_keys(doc):
         if not obj.closed:
             # A known key the object already holds is not what a sibling meant to write
@@ -88,7 +125,7 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
             held = _held(doc.data, obj.pointer)
             for key in obj.unknown:
                 hint = suggest(key, [k for k in obj.known if k not in held])
-                if hint is not None:
+                if hint is not None and (hint in PROSE_KEYS) == prose:
                     # The target key is absent (see `held`): renaming cannot collide.
                     yield Finding(
                         (*obj.pointer, key),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint import kinds
 from evallint.model import Finding, Fix, Severity
 from evallint.rules.base import rule
 from evallint.validation.schemas import SchemaError, json_type
@@ -78,11 +80,32 @@ def yaml_implicit_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     for err in ctx.schema_errors(doc):
         raw = _yaml_trap(doc, err)
         if raw is not None:
+            text = _meant(raw, err, ctx)
+            if text is None:
+                advice = 'nor is it a semantic version (such as "1.0.0")'
+            elif text == raw:
+                advice = f'quote it: "{text}"'
+            else:
+                advice = f'write it as text: "{text}"'
             yield Finding(
                 err.pointer,
-                f'{raw} is read by YAML as {_as_read(err.value)}, not as text; quote it: "{raw}"',
-                fix=Fix(err.pointer, raw, f'"{raw}"'),
+                f"{raw} is read by YAML as {_as_read(err.value)}, not as text; {advice}",
+                fix=Fix(err.pointer, raw, f'"{text}"') if text is not None else None,
             )
+
+
+_SHORT_VERSION = re.compile(r"(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?")
+
+
+def _meant(raw: str, err: SchemaError, ctx: Context) -> str | None:
+    """The text a trapped value stands for. A versioned file's `version` must be a full
+    semantic version, so `1.10` quoted as "1.10" would still be rejected: it is "1.10.0";
+    and `yes` stands for no version at all (None: no fix can say which)."""
+    if err.pointer == ("version",) and ctx.kind in kinds.VERSIONED:
+        if not _SHORT_VERSION.fullmatch(raw):
+            return None
+        return raw + ".0" * (2 - raw.count("."))
+    return raw
 
 
 def _as_read(value: object) -> str:
