@@ -147,7 +147,10 @@ def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> L
     try:
         data = _strict_loads(text, flags)
     except json.JSONDecodeError as exc:
-        span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        pos = _decode_pos(exc)
+        line = text.count("\n", 0, pos) + 1
+        col = pos - text.rfind("\n", 0, pos)
+        span = Span(line, col, line, col + 1)
         return Loaded(None, False, (Problem(span, _decode_message(exc)),), None)
     except (RecursionError, ValueError):  # nesting, or an integer past Python's own limit
         data = None
@@ -193,7 +196,7 @@ def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> 
             try:
                 found = decode(line)
             except json.JSONDecodeError as exc:
-                col = exc.colno
+                col = _decode_pos(exc) + 1  # a line of its own: the offset is the column
                 span = Span(number, col, number, col + 1)
                 problems.append(Problem(span, _decode_message(exc)))
                 continue
@@ -271,9 +274,18 @@ def _problem_at(text: str, offset: int, message: str) -> Problem:
     return Problem(Span(line, col, line, col + 1), message)
 
 
+def _decode_pos(exc: json.JSONDecodeError) -> int:
+    """Where the text stops being JSON, the same on every Python: from 3.13 the stdlib stops at
+    a trailing comma itself, before it at the bracket the comma stands before."""
+    if exc.msg.startswith("Illegal trailing comma"):
+        return _skip(exc.doc, exc.pos + 1)
+    return exc.pos
+
+
 def _decode_message(exc: json.JSONDecodeError) -> str:
-    before = exc.doc[: exc.pos].rstrip(_WS)
-    if exc.doc[exc.pos : exc.pos + 1] in ("}", "]") and before.endswith(","):
+    pos = _decode_pos(exc)
+    before = exc.doc[:pos].rstrip(_WS)
+    if exc.doc[pos : pos + 1] in ("}", "]") and before.endswith(","):
         return "invalid JSON: trailing comma"
     message = exc.msg.lower().removesuffix(" at")  # the stdlib appends the position to it
     if message == "invalid control character":
