@@ -116,7 +116,7 @@ def test_action_on_a_pull_request(tmp_path: Path) -> None:
     repo.commit(
         {
             "rubrics/refunds.yaml": RUBRIC.replace("all_pass", "min"),
-            "datasets/d.yaml": DATASET + "    expecteed_facts: [x]\n",
+            "datasets/d.yaml": DATASET + "    metdata: {source: support}\n",
         }
     )
     event = {"pull_request": {"base": {"sha": base}, "head": {"sha": "feature"}}}
@@ -138,7 +138,10 @@ def test_action_on_a_pull_request(tmp_path: Path) -> None:
         "sarif-file=evallint.sarif",
     ]
     sarif = json.loads((root / "evallint.sarif").read_text())
-    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["key-typo", "version-not-bumped"]
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == [
+        "prose-key-typo",
+        "version-not-bumped",
+    ]
 
 
 def test_action_outside_pull_requests_checks_everything(tmp_path: Path) -> None:
@@ -184,8 +187,23 @@ def test_pre_commit_hooks(tmp_path: Path) -> None:
     )
     repo.git("add", "-A")
     proc = _pre_commit(root, tmp_path, "evallint", "--verbose")
-    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
-    assert "datasets/e.yaml:5:5: warning: unknown key 'expecteed_facts'" in proc.stdout
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "datasets/e.yaml:5:5: error: unknown key 'expecteed_facts'" in proc.stdout
     proc = _pre_commit(root, tmp_path, "evallint-versions")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "compared with HEAD" in proc.stdout and "[version-not-bumped]" in proc.stdout
+
+
+def test_pre_commit_hooks_on_a_repositorys_first_commit(tmp_path: Path) -> None:
+    """No HEAD yet: every staged file is new, so the versions hook has nothing to compare and
+    passes; the main hook still checks every staged file, whatever the case of its suffix."""
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    repo.write({"rubrics/refunds.yaml": RUBRIC, "rubrics/tone.YAML": "id: tone\nversion: 1.0\n"})
+    repo.git("add", "-A")
+    proc = _pre_commit(root, tmp_path, "evallint-versions", "--verbose")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "compared with HEAD (no commit yet: every file is new)" in proc.stdout
+    proc = _pre_commit(root, tmp_path, "evallint")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "rubrics/tone.YAML:2:10: error: 1.0 is read by YAML" in proc.stdout

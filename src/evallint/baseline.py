@@ -40,6 +40,8 @@ class Baseline:
         return [*self.before.values(), *self.deleted]
 
     def note(self) -> str:
+        if self.base.unborn:
+            return f"compared with {self.base.label} (no commit yet: every file is new)"
         return f"compared with {self.base.label} (merge base {self.base.short})"
 
 

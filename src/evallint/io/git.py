@@ -407,7 +407,8 @@ class Base:
     """The commit a change is compared with."""
 
     label: str  # what the user or environment named
-    sha: str  # the merge base with HEAD
+    sha: str  # the merge base with HEAD (the empty tree's id before the first commit)
+    unborn: bool = False  # no commit yet: every file is new
 
     @property
     def short(self) -> str:
@@ -485,6 +486,11 @@ class GitRepo:
     def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
         """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
         label = explicit or self._default_base(environ)
+        if label == "HEAD" and self.sha("HEAD") is None:
+            # No commit yet (a repository's first commit, pre-commit's hook before it): the
+            # base is the empty tree, so every file is new.
+            empty = self._must("hash-object", "-t", "tree", "--stdin", input=b"")
+            return Base(label, _object_id(empty), unborn=True)
         if not label.startswith("-"):  # else git would read it as an option
             proc = self._run("merge-base", label, "HEAD")
             if proc.returncode == 0:  # the usual case, in one call; the others say what failed
