@@ -356,11 +356,12 @@ def test_inline_suppression() -> None:
         ("key-typo", "unknown key 'expecteed_facts'; did you mean 'expected_facts'?"),
         (
             "unused-suppression",
-            "'unknown-key' is silenced here, but reports nothing on this line or the next",
+            "'unknown-key' is silenced here, but reports nothing on the lines this comment covers",
         ),
         (
             "unused-suppression",
-            "'schema-violation' is silenced here, but reports nothing on this line or the next",
+            "'schema-violation' is silenced here, but reports nothing on the lines this "
+            "comment covers",
         ),
     ]
     assert [f[2] for f in found("rubrics/tone.yaml", "id: [  # evallint: ignore\n")] == [

@@ -33,7 +33,11 @@ def test_an_id_that_is_no_rule_gets_a_did_you_mean_and_silences_nothing() -> Non
 def test_each_id_of_a_list_is_checked_at_its_own_column() -> None:
     text = TYPO + "  # evallint: ignore[key-typo,  unknown-key, parse-error]\n"
     assert unused("datasets/d.yaml", text) == [
-        (4, 57, "'unknown-key' is silenced here, but reports nothing on this line or the next"),
+        (
+            4,
+            57,
+            "'unknown-key' is silenced here, but reports nothing on the lines this comment covers",
+        ),
         (4, 70, "'parse-error' cannot be silenced: nothing else can be checked in such a file"),
     ]
 
@@ -82,9 +86,41 @@ def test_with_a_base_the_version_rules_ran_and_are_held_to_it() -> None:
     named = RUBRIC.replace("'1.0.0'", "'1.0.0'  # evallint: ignore[version-not-bumped]")
     got = lint_files({"rubrics/tone.yaml": named}, base={"rubrics/tone.yaml": RUBRIC})
     assert [(d.span.line, d.span.column, d.rule) for d in got] == [(2, 38, "unused-suppression")]
-    changed = named.replace("php_lint", "regex, pattern: x")
-    got = lint_files({"rubrics/tone.yaml": changed}, base={"rubrics/tone.yaml": RUBRIC})
-    assert [d.rule for d in got] == []  # the comment silenced the missing bump
+    changed = RUBRIC.replace("php_lint", "regex, pattern: x")  # the finding is on line 3
+    on_the_line = changed.replace(
+        "id: lint}]", "id: lint}]  # evallint: ignore[version-not-bumped]"
+    )
+    above = changed.replace("checks:", "# evallint: ignore[version-not-bumped]\nchecks:")
+    for text in (on_the_line, above):
+        got = lint_files({"rubrics/tone.yaml": text}, base={"rubrics/tone.yaml": RUBRIC})
+        assert [d.rule for d in got] == [], text  # the comment silenced the missing bump
+
+
+def test_a_comment_after_code_covers_its_own_line_only() -> None:
+    """As ruff's `noqa`: a trailing comment never reaches the next line; a comment on a line of
+    its own covers the next line."""
+    on_key = "questions:\n  - id: q1\n    input: hi  # evallint: ignore[key-typo]\n"
+    on_key += "    expecteed_facts: [x]\n"
+    assert [g[:3] for g in found("datasets/d.yaml", on_key)] == [
+        (3, 35, "unused-suppression"),
+        (4, 5, "key-typo"),
+    ]
+    above = "questions:\n  - id: q1\n    input: hi\n    # evallint: ignore[key-typo]\n"
+    above += "    expecteed_facts: [x]\n"
+    assert found("datasets/d.yaml", above) == []
+
+
+def test_a_finding_inside_a_block_scalar_is_silenced_from_the_line_above_its_key() -> None:
+    """A comment inside a block scalar is its text; the comment above the key (or after the
+    block's indicator) covers every line of the block."""
+    judge = 'id: j\nversion: "1.0.0"\n{note}template: |{tail}\n  Grade {{{{ outpt }}}}\n'
+    assert [g[:3] for g in found("judges/j.yaml", judge.format(note="", tail=""))] == [
+        (4, 12, "template-variable")
+    ]
+    above = judge.format(note="# evallint: ignore[template-variable]\n", tail="")
+    assert found("judges/j.yaml", above) == []
+    after = judge.format(note="", tail="  # evallint: ignore[template-variable]")
+    assert found("judges/j.yaml", after) == []
 
 
 def test_an_unclosed_or_run_on_marker_never_silences_every_rule() -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from evallint.config import Config
 from evallint.digests import text_sha256_hex
 from evallint.engine import suppressions
-from evallint.engine.suppressions import UNUSED, Suppression
+from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
 from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
@@ -115,7 +115,7 @@ class Part:
     problems: bool = True  # the parse problems are reported (once, in phase one)
     last: bool = True  # the file's last part: unused suppressions are reported here
     used: set[tuple[int, str]] = field(default_factory=set)
-    notes: dict[int, Suppression] | None = None  # None: read from the document's text
+    notes: Notes | None = None  # None: read from the document's text
     whole: Callable[[], Document] | None = None  # the whole document, for a slim one
 
 
@@ -187,12 +187,12 @@ class _Placing:
         return self._doc
 
 
-def _suppressions(doc: Document) -> dict[int, Suppression]:
+def _suppressions(doc: Document) -> Notes:
     return doc.facts.get(suppressions.find, doc.text)
 
 
-def _silenced(notes: dict[int, Suppression], d: Diagnostic, used: set[tuple[int, str]]) -> bool:
-    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) on the line or the line above;
+def _silenced(notes: Notes, d: Diagnostic, used: set[tuple[int, str]]) -> bool:
+    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) that covers the finding's line;
     records which comment did it."""
     s = suppressions.silencer(notes, d.rule, d.span.line)
     if s is None:
@@ -203,7 +203,7 @@ def _silenced(notes: dict[int, Suppression], d: Diagnostic, used: set[tuple[int,
 
 def _unused(
     doc: Document,
-    notes: dict[int, Suppression],
+    notes: Notes,
     used: set[tuple[int, str]],
     entry: Entry,
     ctx: Context,
@@ -316,7 +316,7 @@ class Pending:
     chunked: bool = False  # read in chunks: every rule waits, and runs chunk by chunk
     slim: bool = False
     used: set[tuple[int, str]] | None = None  # suppressions phase one used, if any
-    notes: dict[int, Suppression] | None = None
+    notes: Notes | None = None
 
 
 # What waits for phase two: a bare entry is the common case, a slim one whose phase one used

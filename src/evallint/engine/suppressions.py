@@ -36,13 +36,26 @@ class Suppression:
         return self.ids is None or any(name == rule_id for name, _ in self.ids)
 
 
-def find(text: str) -> dict[int, Suppression]:
-    """Line -> the suppression comment on it; worked out once per file, so a file with many
-    findings does not rescan its text for each."""
+class Notes(dict[int, Suppression]):
+    """Comment line -> the suppression comment on it; `covering`: the line of a finding -> the
+    comments that cover that line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.covering: dict[int, list[Suppression]] = {}
+
+
+def find(text: str) -> Notes:
+    """Every suppression comment and the lines it covers, worked out once per file, so a file
+    with many findings does not rescan its text for each.
+
+    A comment after code covers its own line only, as ruff's `noqa` does; a comment on a line
+    of its own covers the next line. Either covers a whole block scalar (`template: |`) when it
+    covers the line the block starts on, since a comment inside the block would be its text."""
+    found = Notes()
     if "evallint:" not in text:
-        return {}
-    found: dict[int, Suppression] = {}
-    scalars = _scalar_spans(text)
+        return found
+    scalars, blocks = _scalar_spans(text)
     for number, line in enumerate(YAML_BREAKS.split(text), start=1):
         for m in _IGNORE.finditer(line) if "evallint:" in line else ():
             at = (number - 1, m.start())
@@ -52,36 +65,48 @@ def find(text: str) -> dict[int, Suppression]:
             if m.group(1) is not None:
                 base = m.start(1) + 1
                 ids = tuple((i.group(), base + i.start()) for i in _ID.finditer(m.group(1)))
-            found[number] = Suppression(number, m.start() + 1, m.end() + 1, ids)
+            note = found[number] = Suppression(number, m.start() + 1, m.end() + 1, ids)
+            target = number + 1 if not line[: m.start()].strip() else number
+            for covered in range(target, blocks.get(target, target) + 1):
+                found.covering.setdefault(covered, []).append(note)
             break  # the rest of the line is this comment's text
     return found
 
 
-def silencer(found: dict[int, Suppression], rule_id: str, line: int) -> Suppression | None:
-    """The comment that silences a finding of `rule_id` on `line`: on that line or above."""
-    for at in (line, line - 1):
-        s = found.get(at)
-        if s is not None and s.silences(rule_id):
+def silencer(found: Notes, rule_id: str, line: int) -> Suppression | None:
+    """The comment that silences a finding of `rule_id` on `line`, if one covers the line."""
+    for s in found.covering.get(line, ()):
+        if s.silences(rule_id):
             return s
     return None
 
 
-def _scalar_spans(text: str) -> dict[int, list[tuple[tuple[int, int], tuple[int, int]]]]:
-    """(start, end) as (line, column), 0-based, of every scalar, by each line it covers."""
+def _scalar_spans(
+    text: str,
+) -> tuple[dict[int, list[tuple[tuple[int, int], tuple[int, int]]]], dict[int, int]]:
+    """(start, end) as (line, column), 0-based, of every scalar, by each line it covers; and
+    for each block scalar, the 1-based line its indicator stands on -> its last line."""
     import yaml
 
     from evallint.parse.yamlload import Loader
 
     spans: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    blocks: dict[int, int] = {}
     try:
         for token in yaml.scan(text, Loader=Loader):
             if isinstance(token, yaml.ScalarToken):
                 s, e = token.start_mark, token.end_mark
-                for line in range(s.line, e.line + 1):
-                    spans.setdefault(line, []).append(((s.line, s.column), (e.line, e.column)))
+                start = (s.line, s.column)
+                if token.style in ("|", ">"):
+                    # The end mark sits at the start of the line after the block's text; the
+                    # text starts on the line after the indicator, whose comment is a comment.
+                    blocks[s.line + 1] = e.line if e.column == 0 else e.line + 1
+                    start = (s.line + 1, 0)
+                for line in range(start[0], e.line + 1):
+                    spans.setdefault(line, []).append((start, (e.line, e.column)))
     except yaml.YAMLError:
         pass  # a file that does not parse has only its parse-error, which nothing silences
-    return spans
+    return spans, blocks
 
 
 def unused(
@@ -121,5 +146,5 @@ def _problem(name: str, used: bool, known: frozenset[str], ran: frozenset[str]) 
     if name in UNSILENCEABLE:
         return f"'{name}' cannot be silenced: nothing else can be checked in such a file"
     if not used and name in ran:
-        return f"'{name}' is silenced here, but reports nothing on this line or the next"
+        return f"'{name}' is silenced here, but reports nothing on the lines this comment covers"
     return None

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint import kinds
+from evallint.kinds import VERSIONED
 from evallint.model import Finding, Fix, Severity
 from evallint.rules.base import rule
 from evallint.validation.schemas import SchemaError, json_type
@@ -101,7 +101,7 @@ def _meant(raw: str, err: SchemaError, ctx: Context) -> str | None:
     """The text a trapped value stands for. A versioned file's `version` must be a full
     semantic version, so `1.10` quoted as "1.10" would still be rejected: it is "1.10.0";
     and `yes` stands for no version at all (None: no fix can say which)."""
-    if err.pointer == ("version",) and ctx.kind in kinds.VERSIONED:
+    if err.pointer == ("version",) and ctx.kind in VERSIONED:
         if not _SHORT_VERSION.fullmatch(raw):
             return None
         return raw + ".0" * (2 - raw.count("."))
