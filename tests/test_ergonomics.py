@@ -225,6 +225,10 @@ def test_the_step_summary_shows_file_controlled_text_as_text() -> None:
     assert "write rubric/\\<id\\>@1 \\| see \\[docs\\]\\(x\\)" in text
     assert "| `` rubrics/a`b.yaml:1 `` |" in text
     assert "> compared with \\<i\\>main\\</i\\>" in text
+    # A `|` in a file name would split the table's cells, even inside a code span.
+    pipes = Diagnostic("rubrics/a|b``c.yaml", Span(1, 1, 1, 2), "parse-error", Severity.ERROR, "x")
+    table = render_summary(Report((pipes,), 1), {}).splitlines()[-1]
+    assert table == "| ``` rubrics/a\\|b``c.yaml:1 ``` | error | `parse-error` | x |"
 
 
 def test_summary_links_point_at_the_pull_requests_head(

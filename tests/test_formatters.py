@@ -270,6 +270,26 @@ def test_junit_has_a_case_per_file_checked_and_a_failure_per_error() -> None:
     assert list(cases["ok.yaml"]) == []
 
 
+def test_junit_fails_a_file_once_however_many_errors_it_has() -> None:
+    """A test case fails once: `failures` never exceeds `tests`, and the one failure lists
+    every error."""
+    from xml.etree import ElementTree
+
+    errors = tuple(
+        Diagnostic("a.yaml", Span(i, 1, i, 2), "unknown-key", Severity.ERROR, f"e{i}")
+        for i in (1, 2, 3)
+    )
+    root = ElementTree.fromstring(
+        formatter("junit")(Report(errors, 1, kinds=(("a.yaml", "rubric"),)))
+    )
+    assert (root.get("tests"), root.get("failures")) == ("1", "1")
+    (failure,) = root.iter("failure")
+    assert failure.get("message") == "3 errors; first: e1"
+    assert (failure.text or "").splitlines() == [
+        f"a.yaml:{i}:1: error: e{i} [unknown-key]" for i in (1, 2, 3)
+    ]
+
+
 def test_the_gitlab_example_is_a_valid_gitlab_ci_file() -> None:
     """Linted with check-jsonschema's vendored GitLab CI schema, as GitLab's own lint would."""
     import shutil

@@ -97,9 +97,13 @@ def _link(d: Diagnostic, environ: Mapping[str, str]) -> str:
 
 
 def _code(text: str) -> str:
-    """A code span (shown as written, never as Markdown or HTML) for a file-controlled text."""
-    flat = " ".join(text.splitlines())
-    return f"`` {flat} ``" if "`" in flat else f"`{flat}`"
+    """A code span (shown as written, never as Markdown or HTML) for a file-controlled text in
+    a table cell. Its fence is longer than any run of backticks in the text; a `|` is escaped,
+    since GitHub splits table cells at a bare one even inside a code span."""
+    flat = " ".join(text.splitlines()).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {flat} {fence}" if longest else f"`{flat}`"
 
 
 def render_summary(report: Report, environ: Mapping[str, str]) -> str:

@@ -1,5 +1,6 @@
-"""JUnit XML, which most CI systems show as test results: one test case per file checked, a
-failure per error (warnings and notes are listed in the case's output, not failures)."""
+"""JUnit XML, which most CI systems show as test results: one test case per file checked, which
+fails when the file has errors (one `failure` listing them all, as a test case fails once);
+warnings and notes are listed in the case's output, not failures."""
 
 from __future__ import annotations
 
@@ -21,16 +22,23 @@ def render_junit(report: Report, *, verbose: bool = False) -> str:
     by_path: dict[str, list[Diagnostic]] = {path: [] for path, _ in report.kinds}
     for d in report.diagnostics:
         by_path.setdefault(d.path, []).append(d)
-    failures = sum(1 for d in report.diagnostics if d.severity == Severity.ERROR)
     cases = []
+    failures = 0
     for path, found in by_path.items():
         name = quoteattr(_xml(path))
-        body = [
-            f"      <failure message={quoteattr(_xml(d.text))} type={quoteattr(d.rule)}>"
-            f"{escape(_xml(_line(d)))}</failure>"
-            for d in found
-            if d.severity == Severity.ERROR
-        ]
+        errors = [d for d in found if d.severity == Severity.ERROR]
+        body = []
+        if errors:
+            failures += 1
+            first = errors[0]
+            message = (
+                first.text if len(errors) == 1 else f"{len(errors)} errors; first: {first.text}"
+            )
+            lines = "\n".join(_line(d) for d in errors)
+            body.append(
+                f"      <failure message={quoteattr(_xml(message))} type={quoteattr(first.rule)}>"
+                f"{escape(_xml(lines))}</failure>"
+            )
         other = [_line(d) for d in found if d.severity != Severity.ERROR]
         if other:
             body.append(f"      <system-out>{escape(_xml(chr(10).join(other)))}</system-out>")
