@@ -114,6 +114,32 @@ def test_select_and_ignore(run: Run, tree: Tree) -> None:
     assert "no problems" in out
 
 
+def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree) -> None:
+    """`--select yaml` is every yaml-* rule; `--ignore rubric` every rule that reads only
+    rubrics; a selector that names nothing is a usage error with a did-you-mean."""
+    from evallint.cli.settings import expand_rules
+
+    assert expand_rules(["version"]) == (
+        "version-not-bumped",
+        "version-bump-too-small",
+        "version-not-increased",
+        "version-non-score-change",
+    )
+    assert expand_rules(["agentv"]) == ("agentv-migration", "unknown-grader-type")
+    assert "eee-checksum" in expand_rules(["eee"]) and "missing-file" not in expand_rules(["eee"])
+    root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})
+    _, out, _ = run("check", "--select", "yaml", cwd=root)
+    assert "[yaml-implicit-type]" in out and "[key-typo]" not in out
+    (root / ".evallint.toml").write_text('ignore = ["yaml"]\n')
+    _, out, _ = run("check", cwd=root)
+    assert "[key-typo]" in out and "[yaml-implicit-type]" not in out
+    code, _, err = run("check", "--ignore", "eeee", cwd=root)
+    assert (code, err) == (
+        2,
+        "evallint: error: --ignore: unknown rule 'eeee'; did you mean 'eee'?\n",
+    )
+
+
 @pytest.mark.parametrize("name", [".evallint.toml", "pyproject.toml"])
 def test_a_settings_file_that_links_out_is_never_read(
     run: Run, tree: Tree, tmp_path_factory: pytest.TempPathFactory, name: str

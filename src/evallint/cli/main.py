@@ -131,14 +131,14 @@ def _add_check(sub: Any) -> None:
         type=_rule_list,
         default=[],
         metavar="RULES",
-        help="comma-separated rule ids: run only these",
+        help="comma-separated rule ids, id prefixes or kind groups (eee, agentv): run only these",
     )
     check.add_argument(
         "--ignore",
         type=_rule_list,
         default=[],
         metavar="RULES",
-        help="comma-separated rule ids: do not run these",
+        help="comma-separated rule ids, id prefixes or kind groups: do not run these",
     )
     _add_base_options(check)
     _add_today(check)

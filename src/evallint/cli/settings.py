@@ -13,7 +13,7 @@ from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME
 from evallint.kinds.projection import POLICIES
 from evallint.records import replace
-from evallint.rules import ALWAYS_ON, BY_ID
+from evallint.rules import ALL_RULES, ALWAYS_ON, BY_ID
 from evallint.suggest import suggest
 from evallint.validation.keys import unknown_keys
 from evallint.validation.schemas import validate
@@ -113,11 +113,11 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         problems += _unknown_names(
             "non-score-fields", list(table.get("non-score-fields", {})), POLICIES, "kind"
         )
-        problems += _unknown_names("select", table.get("select", []), BY_ID)
-        problems += _unknown_names("ignore", table.get("ignore", []), BY_ID)
+        problems += _unknown_selectors("select", table.get("select", []))
+        problems += _unknown_selectors("ignore", table.get("ignore", []))
         problems += _always_on(rules, table.get("ignore", []))
         for glob, ids in table.get("per-file-ignores", {}).items():
-            problems += _unknown_names(f"per-file-ignores.{glob}", ids, BY_ID)
+            problems += _unknown_selectors(f"per-file-ignores.{glob}", ids)
             problems += [
                 f"per-file-ignores.{glob}: {r} cannot be ignored" for r in ids if r in ALWAYS_ON
             ]
@@ -129,8 +129,8 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         exclude=tuple(table.get("exclude", ())),
         kinds=tuple((g, name) for name, globs in table.get("kinds", {}).items() for g in globs),
         severities=dict(rules),
-        select=tuple(table.get("select", ())),
-        ignore=tuple(table.get("ignore", ())),
+        select=expand_rules(table.get("select", ())),
+        ignore=expand_rules(table.get("ignore", ())),
         max_file_size=table.get("max-file-size", 10 * MiB),
         max_repeats=table.get("max-repeats", 10),
         template_variables=tuple(table.get("template-variables", TEMPLATE_VARIABLES)),
@@ -139,7 +139,8 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         eee_version=table.get("eee-version"),
         skip_folders=tuple(table.get("skip-folders", SKIP_FOLDERS)),
         per_file_ignores=tuple(
-            (glob, frozenset(ids)) for glob, ids in table.get("per-file-ignores", {}).items()
+            (glob, frozenset(expand_rules(ids)))
+            for glob, ids in table.get("per-file-ignores", {}).items()
         ),
         source=source,
     )
@@ -171,6 +172,26 @@ def _unknown_names(
     return out
 
 
+def _selects(selector: str, rule_id: str, kinds: frozenset[str]) -> bool:
+    """A rule id; a prefix of ids (`version` for version-not-bumped, ...); or a group of kinds
+    (`eee`, `agentv`, `rubric`): the rules that read only kinds of that group."""
+    if rule_id == selector or rule_id.startswith(f"{selector}-"):
+        return True
+    return bool(kinds) and all(k == selector or k.startswith(f"{selector}-") for k in kinds)
+
+
+def expand_rules(selectors: Sequence[str]) -> tuple[str, ...]:
+    """The rule ids the selectors name, in the rules' order, each once."""
+    return tuple(r.id for r in ALL_RULES if any(_selects(s, r.id, r.kinds) for s in selectors))
+
+
+def _unknown_selectors(where: str, selectors: Sequence[str]) -> list[str]:
+    """A selector that names no rule is a mistake (a misspelt id would select nothing)."""
+    groups = {g for r in ALL_RULES for k in r.kinds for g in (k, k.split("-")[0])}
+    known = {**BY_ID, **dict.fromkeys(groups)}
+    return _unknown_names(where, [s for s in selectors if not expand_rules([s])], known)
+
+
 def _always_on(rules: Mapping[str, str], ignored: Sequence[str]) -> list[str]:
     """A file that cannot be read is always an error: a pull request cannot configure it away."""
     return [
@@ -191,14 +212,14 @@ def with_flags(
     eee_version: str | None = None,
 ) -> Config:
     """Command-line flags over the file: they add, never silently drop."""
-    problems = _unknown_names("--select", select, BY_ID) + _unknown_names("--ignore", ignore, BY_ID)
+    problems = _unknown_selectors("--select", select) + _unknown_selectors("--ignore", ignore)
     if problems:
         raise EvallintError("; ".join(problems))
     return replace(
         config,
         strict=config.strict or strict,
-        select=tuple(select) or config.select,
-        ignore=config.ignore + tuple(ignore),
+        select=expand_rules(select) or config.select,
+        ignore=config.ignore + expand_rules(ignore),
         eee_version=eee_version or config.eee_version,
     )
 
