@@ -263,8 +263,10 @@ def test_suppression_markers_count_only_in_real_yaml_comments() -> None:
     assert (2, 1, "key-typo") in [g[:3] for g in found("misc/d.yaml", dataset)]
     block = "description: |\n  # evallint: ignore\nquestons: []\n"
     assert (3, 1, "key-typo") in [g[:3] for g in found("misc/d.yaml", block)]
-    comment = "description: x  # evallint: ignore[key-typo]\nquestons: []\n"
-    assert (2, 1, "key-typo") not in [g[:3] for g in found("misc/d.yaml", comment)]
+    comment = "description: x\n# evallint: ignore[key-typo]\nquestons: []\n"
+    assert (3, 1, "key-typo") not in [g[:3] for g in found("misc/d.yaml", comment)]
+    trailing = "description: x  # evallint: ignore[key-typo]\nquestons: []\n"  # its line only
+    assert (2, 1, "key-typo") in [g[:3] for g in found("misc/d.yaml", trailing)]
 
 
 def test_suppressed_findings_do_not_spend_the_repeat_cap() -> None:

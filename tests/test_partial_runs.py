@@ -261,6 +261,10 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
             found = _keys(evallint.check(named, cwd=root, cache=memo).diagnostics)
             assert caused <= found, f"the named run misses {sorted(caused - found)}"
             assert found <= after, f"the named run reports more: {sorted(found - after)}"
+            # Only what the named files cause: never more than --diff against HEAD finds.
+            diff_head = evallint.check(cwd=root, diff="HEAD", cache=memo).diagnostics
+            head = {k for k in _keys(diff_head) if k[1] not in VERSION_RULES}
+            assert found <= head, f"the named run reports old findings: {sorted(found - head)}"
 
 
 def _at_head(repo: Repo, at_main: set[Key]) -> set[Key]:
@@ -349,3 +353,23 @@ def test_a_copied_record_is_found_twice_with_a_warm_cache_and_no_memo(tmp_path: 
             if d.rule == "eee-duplicate-evaluation-id"
         }
         assert dup == twice
+
+
+def test_a_named_run_never_blocks_on_an_untouched_files_old_finding(tmp_path: Path) -> None:
+    """A dataset's dangling reference was committed; a run over a judge whose description
+    changed (pre-commit's) reports nothing of it, while a change that breaks the dataset's
+    reference is still reported there."""
+    repo = Repo(tmp_path / "repo")
+    tree = _tree()
+    tree["datasets/old.yaml"] = _dataset("rubric/nonexistent@1.0.0")
+    repo.commit(tree, "base")
+    full = evallint.check(cwd=repo.root, cache=False).diagnostics
+    assert ("datasets/old.yaml", "unknown-ref") in {(d.path, d.rule) for d in full}
+    judge = next(p for p in sorted(tree) if p.startswith("judges/"))
+    (repo.root / judge).write_text(tree[judge] + "description: reworded\n")
+    assert evallint.check([judge], cwd=repo.root, cache=False).diagnostics == ()
+    rubric = next(p for p in sorted(tree) if p.startswith("rubrics/") and "id: r0\n" in tree[p])
+    (repo.root / rubric).write_text(tree[rubric].replace("id: r0\n", "id: gone\n"))
+    found = evallint.check([rubric], cwd=repo.root, cache=False).diagnostics
+    assert {(d.path, d.rule) for d in found} >= {("datasets/d0.yaml", "unknown-ref")}
+    assert "datasets/old.yaml" not in {d.path for d in found}

@@ -80,6 +80,21 @@ def deleted_at_head(repo: GitRepo, gone: frozenset[str], config: Config) -> tupl
     return tuple(_entries_at(repo, "HEAD", paths, config).values()) if paths else ()
 
 
+def head_view(
+    base: Base, changes: Sequence[Change], at_head: Sequence[Entry], gone: frozenset[str]
+) -> Baseline:
+    """The pending change against HEAD, as a baseline whose entries are `at_head` (the changed
+    files as HEAD has them): what a run over named files compares other files' findings with."""
+    by_path = {e.path: e for e in at_head}
+    before: dict[str, Entry] = {}
+    for change in changes:
+        found = by_path.get(change.old_path or change.path)
+        if found is not None and change.status != "D":
+            before[change.path] = found
+    deleted = tuple(e for e in at_head if e.path in gone)
+    return Baseline(base, tuple(changes), before, deleted, gone)
+
+
 def _entries_at(repo: GitRepo, rev: str, paths: list[str], config: Config) -> dict[str, Entry]:
     """The files at `rev` that read as eval files, by path (absent ones left out)."""
     source = RevSource(repo, rev, paths)

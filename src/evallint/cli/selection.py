@@ -43,6 +43,9 @@ class Selection:
     # The files whose content the change made or changed (any format): as they were at `base`.
     touched: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()  # what the run's report says besides its findings
+    # A run over named files: the project as HEAD has it, so that a finding of another file is
+    # reported only when the named files' change causes it (as --diff decides against its base).
+    was: Baseline | None = None
 
 
 def choose(
@@ -117,7 +120,7 @@ def _named_against_head(
     the memo of HEAD's tree (`io/memo.py`; after a commit, the last HEAD's, lacking what it
     changed) rather than a summary per tree file; and the files the change deletes, renames
     away, makes or changes come from the same listing, with their content at HEAD."""
-    from evallint.baseline import deleted_at_head
+    from evallint.baseline import deleted_at_head, head_view
 
     listing = git.DiffListing(root, git.Base("HEAD", head), git.Pending(root, git.UNTRACKED))
     try:
@@ -135,6 +138,7 @@ def _named_against_head(
     # As a --diff run counts its base's versions of the files it changes, a run over named
     # files counts HEAD's: what a rubric that no longer reads, or is gone, breaks is checked.
     deleted = deleted_at_head(git.GitRepo(root), changed, config) if changed else ()
+    was = head_view(git.Base("HEAD", head), changes, deleted, gone)
     return Selection(
         discover.checkable(safe),
         tree,
@@ -147,6 +151,7 @@ def _named_against_head(
         blobs,
         base=(head, changed),
         touched=touched,
+        was=was,
     )
 
 
@@ -280,6 +285,7 @@ def lint_selection(
         deleted=chosen.deleted,
         touched=chosen.touched,
         prior=_prior(root, chosen.base[0]) if chosen.base else None,
+        was=chosen.was,
     )
     store.save()
     notes = (*chosen.notes, uncached) if uncached else chosen.notes

@@ -44,6 +44,7 @@ def lint(
     deleted: Sequence[Entry] = (),
     touched: frozenset[str] = frozenset(),
     prior: Callable[[list[str]], Source] | None = None,
+    was: Baseline | None = None,
 ) -> Report:
     """Lint `paths`; `tree` lists the rest of the project, read only for cross-file facts.
 
@@ -57,7 +58,9 @@ def lint(
     the run's, so what their deletion breaks is checked). `touched`: the files whose content
     the change made or changed, and `prior`: what gives their bytes before it; a record
     outside `paths` beside one of them, or one of `gone`, that reads it as its companion is
-    checked for what that breaks.
+    checked for what that breaks. `was`: without a baseline, the project before the pending
+    change (HEAD's, for a run over named files): a finding of a file outside `paths` that
+    the project had then too is not the change's, and is not reported.
     """
     started = time.perf_counter()
     tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
@@ -98,11 +101,12 @@ def lint(
     )
     head = indexed.project
     base = base_of(head, baseline)  # built once
+    then = base if base is not None else base_of(head, was)
     run.diagnostics += crew.check(head)
     for entry in indexed.affected:
         found = check_entry(entry, context(entry, run, head, base), run, source, scope="refs")
-        if base is not None:
-            before = check_entry(entry, context(entry, run, base, base), run, source, scope="refs")
+        if then is not None:
+            before = check_entry(entry, context(entry, run, then, base), run, source, scope="refs")
             found = [d for d in found if d not in before]
         run.diagnostics += found
     for entry in indexed.naming:
