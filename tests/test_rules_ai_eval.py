@@ -377,3 +377,27 @@ def test_a_key_close_to_one_the_object_already_holds_is_not_a_typo() -> None:
     assert found("datasets/refunds.yaml", alone) == [
         (4, 5, "key-typo", "unknown key 'expected_fact'; did you mean 'expected_facts'?")
     ]
+
+
+BLOCK_JUDGE = (
+    'id: j\nversion: "1.0.0"\ntemplate: |\n  Rate from 0 to 1.\n'
+    "  Question: {{ input }}\n  Reply: {{ output }}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "at"),
+    [
+        (BLOCK_JUDGE.replace("Reply:", "Answer:"), (6, 3, 6, 23)),
+        (BLOCK_JUDGE + "  Say why.\n", (7, 3, 7, 11)),
+        (BLOCK_JUDGE.replace("Rate from 0", "Rate from 1"), (4, 3, 4, 20)),
+    ],
+)
+def test_a_changed_block_scalar_is_reported_on_its_first_changed_line(
+    head: str, at: tuple[int, int, int, int]
+) -> None:
+    """Not on `template: |`, which lies outside the lines the change touched, where a pull
+    request would not show the finding."""
+    got = conftest.lint_files({"judges/j.yaml": head}, base={"judges/j.yaml": BLOCK_JUDGE})
+    s = [(d.span.line, d.span.column, d.span.end_line, d.span.end_column, d.rule) for d in got]
+    assert s == [(*at, "version-not-bumped")]

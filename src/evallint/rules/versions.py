@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import VERSIONED
 from evallint.kinds.projection import Change, Policy, changes, policy_for, project
-from evallint.model import Finding, Fix, Severity
+from evallint.model import Finding, Fix, Pointer, Severity
 from evallint.project import Definition
 from evallint.records import record
 from evallint.refs import Version, parse_version
@@ -59,6 +59,7 @@ class Verdict:
     message: str
     at: Change | None  # the first score-affecting change, when there is one
     bump_to: Version | None = None  # the smallest version that would satisfy the rule
+    within: tuple[int, int] | None = None  # the first changed line inside `at`'s value text
 
 
 def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
@@ -104,13 +105,15 @@ def _verdict(doc: Document, ctx: Context) -> Verdict | None:
     if not changed or is_major(prev.version, version):
         return None
     need = smallest_major(prev.version)
+    first = _first(doc, changed)
     return Verdict(
         "version-bump-too-small",
         f"{_what(changed)}, which changes scores; {prev.version} → {version} is a "
         f"{bump_name(prev.version, version)} bump, a major one is required: "
         f"{prev.version} → {need}",
-        _first(doc, changed),
+        first,
         need,
+        _changed_line(doc, prev.doc, first.pointer),
     )
 
 
@@ -144,12 +147,14 @@ def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | No
         return None
     where = "" if same.path == doc.path else f" (as defined in {same.path} at the base)"
     need = smallest_major(same.version)
+    first = _first(doc, found)
     return Verdict(
         "version-not-bumped",
         f"{_what(found)}, which changes scores, but the version is still "
         f"{same.version}{where}; bump it: {same.version} → {need}",
-        _first(doc, found),
+        first,
         need,
+        _changed_line(doc, same.doc, first.pointer),
     )
 
 
@@ -174,7 +179,29 @@ def _report(doc: Document, ctx: Context, rule_id: str) -> Iterator[Finding]:
     if found.at is None:
         yield Finding(("version",), found.message, fix=fix)
     else:
-        yield Finding(found.at.pointer, found.message, related=(version_line,), fix=fix)
+        at = found.at.pointer
+        yield Finding(at, found.message, related=(version_line,), fix=fix, within=found.within)
+
+
+def _changed_line(doc: Document, before: Document, pointer: Pointer) -> tuple[int, int] | None:
+    """The first line of a multi-line value (a block scalar's template, say) that differs from
+    the base's, as offsets into the value's text: a finding on `template: |` would sit outside
+    the lines the change touched, where a pull request shows nothing. Only for places with no
+    list index, which name the same value in both documents."""
+    if any(isinstance(part, int) for part in pointer):
+        return None
+    new, old = doc.raw(pointer), before.raw(pointer)
+    if new is None or old is None or "\n" not in new:
+        return None
+    new_lines, old_lines = new.split("\n"), old.split("\n")
+    k = next(
+        (i for i, line in enumerate(new_lines) if i >= len(old_lines) or line != old_lines[i]),
+        len(new_lines) - 1,
+    )
+    start = sum(len(line) + 1 for line in new_lines[:k])
+    text = new_lines[k]
+    indent = len(text) - len(text.lstrip(" \t"))
+    return start + indent, start + max(len(text.rstrip()), indent + 1)
 
 
 def _bump(doc: Document, found: Verdict) -> Fix | None:
