@@ -486,3 +486,22 @@ def test_statistics_mark_fixable_rules_and_refuse_machine_formats(run: Run, tree
         "evallint: error: --statistics counts findings for people: it works with --format "
         "text, not --format json\n"
     )
+
+
+def test_text_paths_are_relative_to_the_folder_run_in(run: Run, tree: Tree) -> None:
+    """As ruff prints them, so a terminal opens them from there; machine formats and GitHub's
+    annotations keep the project root's."""
+    root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})
+    (root / ".evallint.toml").write_text("")
+    _, out, _ = run("check", "..", cwd=root / "datasets")
+    assert out.splitlines()[:2] == [
+        "d.yaml:4:5: error: unknown key 'expecteed_facts'; did you mean 'expected_facts'? "
+        "[key-typo] [*]",
+        "../rubrics/tone.yaml:2:10: error: 1.0 is read by YAML as the number 1.0, not as text; "
+        'write it as text: "1.0.0" [yaml-implicit-type] [*]',
+    ]
+    _, out, _ = run("check", "..", "--format", "json", cwd=root / "datasets")
+    assert [d["path"] for d in json.loads(out)["diagnostics"]] == [
+        "datasets/d.yaml",
+        "rubrics/tone.yaml",
+    ]

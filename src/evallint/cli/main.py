@@ -401,6 +401,8 @@ def run_check(args: argparse.Namespace) -> int:
     report = _excluded_all(report, config.strict, config.source)
     # People read the capped report, whose counts still include what the cap left out.
     shown = report if machine else report.capped(limit)
+    if fmt == "text":  # GitHub's annotations and the step summary name files from the root
+        shown = _from_here(shown, root, cwd)
     _write(_render(fmt, shown, args), args.output)
     if args.sarif_output:
         _write(formatter("sarif")(report), args.sarif_output)
@@ -431,6 +433,24 @@ def _apply_fixes(report: Report, root: Path, *, show: bool, again: Callable[[], 
     fresh = again()
     return replace(
         fresh, notes=(*fresh.notes, f"{fixed} in {files} file{'' if files == 1 else 's'}")
+    )
+
+
+def _from_here(report: Report, root: Path, cwd: Path) -> Report:
+    """Paths for people relative to the folder they run in, as ruff prints them, so a terminal
+    or editor opens them from there; machine formats keep the project root's."""
+    if cwd == root or not cwd.is_relative_to(root):
+        return report
+    here = cwd.relative_to(root).as_posix() + "/"
+    ups = "../" * here.count("/")
+
+    def near(path: str) -> str:
+        return path.removeprefix(here) if path.startswith(here) else ups + path
+
+    return replace(
+        report,
+        diagnostics=tuple(replace(d, path=near(d.path)) for d in report.diagnostics),
+        skipped=tuple(replace(s, path=near(s.path)) for s in report.skipped),
     )
 
 
