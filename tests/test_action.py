@@ -144,6 +144,27 @@ def test_action_on_a_pull_request(tmp_path: Path) -> None:
     ]
 
 
+def test_action_with_a_baseline_fails_only_on_new_findings(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    typo = DATASET + "    expecteed_facts: [x]\n"
+    repo.write({"rubrics/refunds.yaml": RUBRIC, "datasets/d.yaml": typo})
+    proc = subprocess.run(
+        ["evallint", "check", "--write-baseline", "accepted.json"], cwd=root, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    base = repo.commit({})
+    repo.git("checkout", "-qb", "feature")
+    repo.commit({"datasets/d.yaml": typo.replace("expecteed_facts: [x]", "expecteed_facts: [y]")})
+    event = {"pull_request": {"base": {"sha": base}, "head": {"sha": "feature"}}}
+    code, out, _, _ = run_action(root, tmp_path, event, {"baseline": "accepted.json"})
+    assert code == 1, out  # the edited line is a new finding
+    repo.commit({"datasets/d.yaml": typo + '  - id: q2\n    input: "And exchanges?"\n'})
+    code, out, _, _ = run_action(root, tmp_path, event, {"baseline": "accepted.json"})
+    assert code == 0, out
+    assert "::notice::1 finding accepted by the baseline accepted.json not shown" in out
+
+
 def test_action_outside_pull_requests_checks_everything(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()

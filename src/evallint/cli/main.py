@@ -17,6 +17,7 @@ from evallint.errors import EvallintError
 from evallint.records import replace
 
 if TYPE_CHECKING:
+    from evallint.baseline import Baseline
     from evallint.model import Report
 
 EXIT_USAGE = 2
@@ -174,6 +175,17 @@ def _add_check(sub: Any) -> None:
         "-q", "--quiet", action="store_true", help="print the findings alone, no summary"
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are errors")
+    accepted = check.add_mutually_exclusive_group()
+    accepted.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="report only findings FILE does not accept (with --diff, FILE as the base has it)",
+    )
+    accepted.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="write today's findings to FILE as accepted, and exit 0",
+    )
     fixes = check.add_mutually_exclusive_group()
     fixes.add_argument(
         "--fix",
@@ -380,7 +392,7 @@ def run_check(args: argparse.Namespace) -> int:
             f"--statistics counts findings for people: it works with --format text, "
             f"not --format {fmt}"
         )
-    if machine or args.sarif_output or fixing:
+    if machine or args.sarif_output or fixing or args.baseline or args.write_baseline:
         # Machine outputs carry every finding; fixes need every finding to carry its fix.
         config = replace(config, max_repeats=0)
     chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
@@ -396,6 +408,10 @@ def run_check(args: argparse.Namespace) -> int:
     if fixing:
         report = _apply_fixes(report, root, show=args.show_fixes, again=lambda: run(again=True))
     report = replace(report, skipped=(*chosen.skipped, *report.skipped))
+    if args.write_baseline:
+        return _write_baseline(report, Path(args.write_baseline))
+    if args.baseline:
+        report = _apply_baseline(report, args.baseline, cwd, root, chosen.baseline)
     if config.strict:
         report = _named_unreadable_fail(report, chosen.named)
     report = _excluded_all(report, config.strict, config.source)
@@ -434,6 +450,42 @@ def _apply_fixes(report: Report, root: Path, *, show: bool, again: Callable[[], 
     return replace(
         fresh, notes=(*fresh.notes, f"{fixed} in {files} file{'' if files == 1 else 's'}")
     )
+
+
+def _write_baseline(report: Report, path: Path) -> int:
+    from evallint.cli.accepted import render
+
+    _write(render(report), str(path))
+    n = sum(d.rule != "parse-error" for d in report.diagnostics)
+    _write(f"wrote {n:,} finding{'' if n == 1 else 's'} to the baseline {path}\n", None)
+    return 0
+
+
+def _apply_baseline(
+    report: Report, name: str, cwd: Path, root: Path, change: Baseline | None
+) -> Report:
+    """The findings `name` does not accept. In a run over a change, the file as the base has
+    it: what the change adds to it accepts nothing yet (a pull request cannot accept its own
+    findings)."""
+    from evallint.cli.accepted import parse, without
+
+    path = Path(os.path.normpath(cwd / name))
+    if change is None:
+        try:
+            text = path.read_bytes()
+        except OSError as exc:
+            raise EvallintError(f"cannot read the baseline {name}: {exc.strerror}") from None
+        return without(report, parse(text, name), name)
+    from evallint.io.git import GitRepo
+
+    if not path.is_relative_to(root):
+        raise EvallintError(f"the baseline {name} is outside the project")
+    rel = path.relative_to(root).as_posix()
+    held = GitRepo(root).read_many(change.base.sha, [rel]).get(rel)
+    if held is None:
+        note = f"the baseline {name} is not in {change.base.label}: every finding is reported"
+        return replace(report, notes=(*report.notes, note))
+    return without(report, parse(held, f"{name} (at {change.base.label})"), name)
 
 
 def _from_here(report: Report, root: Path, cwd: Path) -> Report:
