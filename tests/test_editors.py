@@ -21,20 +21,55 @@ import pytest
 
 from evallint.cli.init_vscode import init_vscode
 
-# A file of each kind the YAML settings map, with one key its schema does not allow.
-BAD = {
+# A file of each kind the YAML settings map: a clean text (no diagnostic at all: an agentevals
+# EVAL.yaml once got AgentV v4's "Missing property tests"), a broken one, and the 0-based line
+# of the broken one's schema error. Suites are matched by what their keys say, as the linter
+# detects them; the clean text is on disk when `init vscode` runs.
+KINDS: dict[str, tuple[str, str | None, int]] = {
     "rubrics/tone.yaml": (
+        'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: lint}]\n'
+        "scoring: {combine: all_pass, threshold: 0.7}\n",
         'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: lint}]\n'
         "scoring: {combine: all_pass, treshold: 0.7}\n",
         3,
     ),
     "judges/accuracy.yaml": (
+        'id: accuracy\nversion: "1.0.0"\nscore_type: binary\ntemplate: "{{ output }}"\n',
         'id: accuracy\nversion: "1.0.0"\nscore_type: binary\ntemplate: "{{ output }}"\n'
         "validation: {tpr: 0.9, validated_on: 2026-01-01}\n",
         4,
     ),
-    "datasets/refunds.yaml": ("questions:\n  - id: q1\n    input: 3\n", 2),
-    "evals/refunds.eval.yaml": ("tests:\n  - id: a\n    criteria: c\n    input: 3\n", 3),
+    "datasets/refunds.yaml": (
+        "questions:\n  - id: q1\n    input: hi\n",
+        "questions:\n  - id: q1\n    input: 3\n",
+        2,
+    ),
+    "evals/refunds.eval.yaml": (
+        "tests:\n  - id: a\n    criteria: c\n    input: hi\n",
+        "tests:\n  - id: a\n    criteria: c\n    input: hi\nname: [x]\n",
+        4,
+    ),
+    # agentevals: `evalcases` with the spec's `expected_outcome` (no `tests`).
+    "evals/review/EVAL.yaml": (
+        "name: refunds\nevalcases:\n  - id: a\n    expected_outcome: o\n    input: hi\n",
+        "name: refunds\nevalcases:\n  - id: a\n    input: hi\n",
+        2,
+    ),
+    # AgentV v5 (next): its schema names the keys only, so a broken file shows nothing more.
+    "evals/next.eval.yaml": (
+        'prompts: ["{{ q }}"]\ntests:\n  - vars: {q: hi}\n    assert:\n'
+        "      - {type: contains, value: hi}\n",
+        None,
+        0,
+    ),
+    # agentv-eval-v2, told by `outcome` (a `$schema: agentv-eval-v2` key would send the editor
+    # looking for a schema file of that name, whatever the settings say).
+    "evals/legacy.yaml": (
+        "evalcases:\n  - id: a\n    outcome: o\n    input_messages: [{role: user, content: hi}]\n",
+        "evalcases:\n  - id: a\n    outcome: o\n"
+        "    input_messages: [{role: user, content: hi}]\n  - id: b\n",
+        4,
+    ),
 }
 
 
@@ -77,7 +112,11 @@ class _Client:
         self.proc.stdin.write(f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
         self.proc.stdin.flush()
 
-    def diagnostics(self, uri: str, timeout: float = 30) -> list[dict[str, Any]]:
+    def diagnostics(
+        self, uri: str, timeout: float = 30, first: bool = False
+    ) -> list[dict[str, Any]]:
+        """The diagnostics the server publishes for `uri`: the first non-empty list, or with
+        `first` the first list at all (a clean file's is empty)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             try:
@@ -92,7 +131,7 @@ class _Client:
                 )
             elif msg.get("method") == "textDocument/publishDiagnostics":
                 params = msg["params"]
-                if params["uri"] == uri and params["diagnostics"]:
+                if params["uri"] == uri and (params["diagnostics"] or first):
                     found: list[dict[str, Any]] = params["diagnostics"]
                     return found
         return []
@@ -105,6 +144,9 @@ class _Client:
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
     server = _server()
+    for path, (clean, _, _) in KINDS.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(clean)
     init_vscode(tmp_path)
     written = json.loads((tmp_path / ".vscode" / "settings.json").read_text())
     # As VS Code does: paths in yaml.schemas are relative to the workspace folder.
@@ -130,30 +172,28 @@ def client(tmp_path: Path) -> Any:
     made.close()
 
 
-@pytest.mark.parametrize("path", sorted(BAD))
-def test_the_editor_shows_the_schema_error_at_its_line(
+def _open(lsp: _Client, target: Path, text: str, version: int) -> None:
+    document = {"uri": target.as_uri(), "languageId": "yaml", "version": version, "text": text}
+    lsp.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+
+
+@pytest.mark.parametrize("path", sorted(KINDS))
+def test_the_editor_is_quiet_on_a_clean_file_and_shows_a_broken_ones_line(
     client: tuple[_Client, Path], path: str
 ) -> None:
     lsp, root = client
-    text, line = BAD[path]
+    clean, broken, line = KINDS[path]
     target = root / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
+    _open(lsp, target, clean, 1)
+    assert lsp.diagnostics(target.as_uri(), first=True) == []
     lsp.send(
-        {
-            "method": "textDocument/didOpen",
-            "params": {
-                "textDocument": {
-                    "uri": target.as_uri(),
-                    "languageId": "yaml",
-                    "version": 1,
-                    "text": text,
-                }
-            },
-        }
+        {"method": "textDocument/didClose", "params": {"textDocument": {"uri": target.as_uri()}}}
     )
+    if broken is None:
+        return
+    _open(lsp, target, broken, 2)
     found = lsp.diagnostics(target.as_uri())
-    assert [d["range"]["start"]["line"] for d in found] == [line], found
+    assert {d["range"]["start"]["line"] for d in found} == {line}, found
 
 
 def test_json_kinds_go_to_vs_codes_json_schemas(tmp_path: Path) -> None:
@@ -162,7 +202,41 @@ def test_json_kinds_go_to_vs_codes_json_schemas(tmp_path: Path) -> None:
     assert {tuple(e["fileMatch"]): e["url"] for e in written["json.schemas"]} == {
         ("**/evals.json",): "./.vscode/evallint/abp-evals.schema.json",
         ("**/static-checks.json",): "./.vscode/evallint/abp-static-checks.schema.json",
+        ("**/rubrics/**/*.json",): "./.vscode/evallint/rubric.schema.json",
+        ("**/judges/**/*.json",): "./.vscode/evallint/judge.schema.json",
+        ("**/datasets/**/*.json",): "./.vscode/evallint/dataset.schema.json",
     }
-    assert "./.vscode/evallint/agentv-v4.schema.json" in written["yaml.schemas"]
     for entry in written["json.schemas"]:
         assert (tmp_path / entry["url"][2:]).is_file()
+
+
+def test_suites_are_matched_by_the_linters_detection(tmp_path: Path) -> None:
+    """Each suite found today by its own path, under the schema of the dialect its keys say;
+    no glob sends every EVAL.yaml to one dialect."""
+    for path, (clean, _, _) in KINDS.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(clean)
+    init_vscode(tmp_path)
+    written = json.loads((tmp_path / ".vscode" / "settings.json").read_text())["yaml.schemas"]
+    suites = {url: globs for url, globs in written.items() if "/agent" in url}
+    assert suites == {
+        "./.vscode/evallint/agentv-v4.schema.json": ["evals/refunds.eval.yaml"],
+        "./.vscode/evallint/agentevals.schema.json": ["evals/review/EVAL.yaml"],
+        "./.vscode/evallint/agentv-next.schema.json": ["evals/next.eval.yaml"],
+        "./.vscode/evallint/agentv-v2.schema.json": ["evals/legacy.yaml"],
+    }
+
+
+def test_settings_with_comments_are_left_as_they_are_and_a_whole_snippet_printed(
+    tmp_path: Path,
+) -> None:
+    """VS Code's settings are JSONC: a rewrite would lose the comments. The schemas are still
+    exported, and the snippet holds both settings."""
+    settings = tmp_path / ".vscode" / "settings.json"
+    settings.parent.mkdir()
+    text = '{\n  // mine\n  "editor.tabSize": 2,\n}\n'
+    settings.write_text(text)
+    written, snippet = init_vscode(tmp_path)
+    assert settings.read_text() == text
+    assert ".vscode/evallint/rubric.schema.json" in written
+    assert snippet is not None and set(json.loads(snippet)) == {"yaml.schemas", "json.schemas"}

@@ -50,11 +50,18 @@ def run_bump(args: argparse.Namespace) -> int:
 
 def run_init(args: argparse.Namespace) -> int:
     from evallint.cli.init_vscode import init_vscode
+    from evallint.cli.settings import load_config
     from evallint.io.discover import find_root
 
     root, _ = find_root(Path.cwd())
-    for path in init_vscode(root, args.schemas):
+    written, snippet = init_vscode(root, args.schemas, load_config(root))
+    for path in written:
         print(f"wrote {path}")
+    if snippet is not None:
+        print(
+            ".vscode/settings.json holds comments or trailing commas, which a rewrite would "
+            f"lose: it was left as it is. Add these two settings to it:\n{snippet}"
+        )
     return EXIT_OK
 
 

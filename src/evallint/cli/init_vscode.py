@@ -1,78 +1,130 @@
-"""`evallint init vscode`: point the YAML extension and VS Code's JSON support at our schemas
-for the conventional layout."""
+"""`evallint init vscode`: point the YAML extension and VS Code's JSON support at our schemas.
+
+Files are matched to schemas by the detection the linter itself uses. Kinds a path claims
+whatever the file holds (rubrics/, judges/, datasets/, evals.json) get their globs, so files
+added later are matched too; a suite's dialect is told by its keys, which no glob can see (an
+agentevals `EVAL.yaml` is no AgentV v4 suite), so each suite found today is matched by its own
+path, and `init vscode` run again picks up new ones. EEE records are left out: each declares its
+schema version, which no one setting can choose.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+from evallint.config import Config
 from evallint.errors import EvallintError
+from evallint.io.discover import select
+from evallint.io.source import FsSource
 from evallint.kinds import KINDS
+from evallint.project import Entry
+from evallint.read import read_entry
 from evallint.validation.schemas import schema_dir
 
-# schema name -> the globs its kind is found by in the conventional layout, for the YAML
-# extension (yaml.schemas) and for VS Code's own JSON support (json.schemas). EEE records are
-# left out: each declares its schema version, which no one glob can choose.
+# schema name -> the globs its kind is found by in the conventional layout.
 GLOBS = {k.schema: list(k.editor_globs) for k in KINDS if k.schema and k.editor_globs}
 
 
-def schema_entries(folder: str) -> dict[str, list[str]]:
+def detected(root: Path, config: Config) -> dict[str, list[str]]:
+    """schema name -> the files of the tree the linter reads as a kind no glob finds."""
+    in_git = (root / ".git").exists()
+    paths, _, _, _ = select([], root, root, in_git, config)
+    source = FsSource(root)
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        try:
+            entry = read_entry(path, source, config)
+        except OSError:
+            continue
+        kind = entry.kind if isinstance(entry, Entry) else None
+        if kind is not None and kind.schema and not kind.editor_globs:
+            found.setdefault(kind.schema, []).append(path)
+    return found
+
+
+def _globs(extra: dict[str, list[str]]) -> dict[str, list[str]]:
+    every = {name: list(globs) for name, globs in GLOBS.items()}
+    for name, paths in extra.items():
+        # A path is a glob matching itself once its glob characters are escaped.
+        every.setdefault(name, []).extend(re.sub(r"([*?\[\]{}])", r"[\1]", p) for p in paths)
+    return every
+
+
+def schema_entries(folder: str, extra: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """`yaml.schemas`: schema file -> the YAML globs."""
     found = {
         f"./{folder}/{name}.schema.json": [g for g in globs if not g.endswith(".json")]
-        for name, globs in GLOBS.items()
+        for name, globs in _globs(extra or {}).items()
     }
     return {url: globs for url, globs in found.items() if globs}
 
 
-def json_entries(folder: str) -> list[dict[str, object]]:
+def json_entries(folder: str, extra: dict[str, list[str]] | None = None) -> list[dict[str, object]]:
     """`json.schemas`: [{fileMatch, url}] for the JSON globs."""
     out: list[dict[str, object]] = []
-    for name, globs in GLOBS.items():
+    for name, globs in _globs(extra or {}).items():
         matched = [g for g in globs if g.endswith(".json")]
         if matched:
             out.append({"fileMatch": matched, "url": f"./{folder}/{name}.schema.json"})
     return out
 
 
-def init_vscode(root: Path, folder: str = ".vscode/evallint") -> list[str]:
-    """Export the schemas under `folder` and merge `yaml.schemas` into the workspace settings."""
-    settings_path = root / ".vscode" / "settings.json"
-    settings: dict[str, object] = {}
-    if settings_path.is_file():
-        text = settings_path.read_text(encoding="utf-8")
-        try:
-            loaded = json.loads(text) if text.strip() else {}
-        except ValueError:
-            snippet = json.dumps({"yaml.schemas": schema_entries(folder)}, indent=2)
-            raise EvallintError(
-                f"{settings_path.relative_to(root)} is not plain JSON (comments?)"
-                f"; it was left as it is. Add this to it:\n{snippet}"
-            ) from None
-        if not isinstance(loaded, dict):
-            raise EvallintError(f"{settings_path.relative_to(root)} does not hold a JSON object")
-        settings = loaded
-    written = []
+def init_vscode(
+    root: Path, folder: str = ".vscode/evallint", config: Config | None = None
+) -> tuple[list[str], str | None]:
+    """Export the schemas under `folder` and merge `yaml.schemas` and `json.schemas` into the
+    workspace settings: (the files written, and a snippet to paste when the settings file holds
+    comments or trailing commas, VS Code's JSONC, which is left untouched rather than lose
+    them)."""
+    extra = detected(root, config or Config())
+    names = sorted({*GLOBS, *extra})
     target = root / folder
     target.mkdir(parents=True, exist_ok=True)
-    for name in GLOBS:
+    written = []
+    for name in names:
         out = target / f"{name}.schema.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes((schema_dir() / f"{name}.schema.json").read_bytes())
         written.append(out.relative_to(root).as_posix())
+    settings_path = root / ".vscode" / "settings.json"
+    settings = _read_settings(settings_path, root)
+    ours_yaml, ours_json = schema_entries(folder, extra), json_entries(folder, extra)
+    if settings is None:
+        snippet = json.dumps({"yaml.schemas": ours_yaml, "json.schemas": ours_json}, indent=2)
+        return written, snippet
     current = settings.get("yaml.schemas")
-    merged = dict(current) if isinstance(current, dict) else {}
-    merged.update(schema_entries(folder))
+    merged = {
+        url: globs
+        for url, globs in (current.items() if isinstance(current, dict) else ())
+        if not str(url).startswith(f"./{folder}/")  # ours, from an earlier run: replaced
+    }
+    merged.update(ours_yaml)
     settings["yaml.schemas"] = merged
-    ours = json_entries(folder)
-    urls = {entry["url"] for entry in ours}
     existing = settings.get("json.schemas")
     kept = [
         e
         for e in (existing if isinstance(existing, list) else [])
-        if not (isinstance(e, dict) and e.get("url") in urls)
+        if not (isinstance(e, dict) and str(e.get("url", "")).startswith(f"./{folder}/"))
     ]
-    settings["json.schemas"] = [*kept, *ours]
+    settings["json.schemas"] = [*kept, *ours_json]
     settings_path.parent.mkdir(parents=True, exist_ok=True)
     settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     written.append(settings_path.relative_to(root).as_posix())
-    return written
+    return written, None
+
+
+def _read_settings(path: Path, root: Path) -> dict[str, object] | None:
+    """The workspace settings as an object to merge into; None for JSONC (comments, trailing
+    commas), which VS Code allows and a rewrite would lose."""
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    try:
+        loaded = json.loads(text) if text.strip() else {}
+    except ValueError:
+        return None
+    if not isinstance(loaded, dict):
+        raise EvallintError(f"{path.relative_to(root)} does not hold a JSON object")
+    return loaded

@@ -211,7 +211,6 @@ def _kind(
     title: str,
     claim: PathTest | None = None,
     markers: tuple[tuple[str, ...], ...] = (),
-    editor_globs: tuple[str, ...] = (),
 ) -> Kind:
     return Kind(
         name,
@@ -224,7 +223,6 @@ def _kind(
         file_refs=file_refs,
         claim=claim,
         markers=markers,
-        editor_globs=editor_globs,
     )
 
 
@@ -236,8 +234,6 @@ V4 = _kind(
     "AgentV eval (v4)",
     is_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
-    # The stable dialect for the names AgentV finds suites by; a modeline picks another.
-    ("**/*.eval.yaml", "**/*.eval.yml", "**/EVAL.yaml", "**/*.EVAL.yaml", "**/EVAL.*.yaml"),
 )
 NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
 

@@ -73,7 +73,7 @@ RUBRIC = Kind(
     digest=rubric_digest,
     needles=(b"checks", b"scoring"),
     markers=(("checks", "scoring"),),
-    editor_globs=("**/rubrics/**/*.yaml", "**/rubrics/**/*.yml"),
+    editor_globs=("**/rubrics/**/*.yaml", "**/rubrics/**/*.yml", "**/rubrics/**/*.json"),
 )
 
 JUDGE = Kind(
@@ -88,7 +88,7 @@ JUDGE = Kind(
     versioned=id_and_version,
     needles=(b"template",),
     markers=(("id", "version", "template"),),
-    editor_globs=("**/judges/**/*.yaml", "**/judges/**/*.yml"),
+    editor_globs=("**/judges/**/*.yaml", "**/judges/**/*.yml", "**/judges/**/*.json"),
 )
 
 DATASET = Kind(
@@ -103,5 +103,5 @@ DATASET = Kind(
     needles=(b"questions",),
     claim=in_dir("datasets"),
     markers=(("questions",),),
-    editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml"),
+    editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml", "**/datasets/**/*.json"),
 )
