@@ -807,3 +807,57 @@ def test_a_file_under_a_symlinked_folder(tmp_path: Path, run: Run) -> None:
     found = [(d["line"], d["column"], d["rule"]) for d in json.loads(out)["diagnostics"]]
     assert (code, found) == (1, [(9, 20, "file-not-checked"), (11, 20, "missing-file")])
     assert "lies under 'out', a symlink that leads outside the repository" in out
+
+
+BUMP_TREE = {
+    "judges/tone.yaml": 'id: tone\nversion: "1.0.0"\nscore_type: binary\n'
+    'template: "Is {{ output }} polite?"\n',
+    "rubrics/refunds.yaml": 'id: refunds\nversion: "1.2.0"\nchecks:\n  - kind: llm_judge\n'
+    "    id: tone\n    judge_prompt_ref: judge/tone@1.0.0\nscoring:\n  combine: all_pass\n",
+    "datasets/a.yaml": 'id: a\nversion: "1.0.0"\nquestions:\n  - id: q1\n    input: hi\n'
+    "    rubric_ref: rubric/refunds@1.2\n",
+    "datasets/b.yaml": 'id: b\nversion: "1.0.0"\nquestions:\n  - id: q1\n    input: hi\n'
+    "    rubric_ref: rubric/refunds@1.2.0\n",
+}
+
+
+def _judge_edited(tmp_path: Path) -> Repo:
+    r = Repo(tmp_path / "repo")
+    r.commit(BUMP_TREE, "base")
+    r.git("checkout", "-qb", "feature")
+    r.write({"judges/tone.yaml": BUMP_TREE["judges/tone.yaml"].replace("polite", "kind")})
+    return r
+
+
+def test_bump_names_the_pins_it_leaves_dangling_and_fails(tmp_path: Path, run: Run) -> None:
+    r = _judge_edited(tmp_path)
+    code, out, _ = run("bump", "--diff", "main", cwd=r.root)
+    assert code == 1
+    assert out.splitlines() == [
+        "judges/tone.yaml:2: 1.0.0 → 2.0.0",
+        "1 change written",
+        "rubrics/refunds.yaml:6: judge/tone@1.0.0 no longer resolves once judge/tone@1.0.0 is "
+        "2.0.0; move it to judge/tone@2.0.0 (bump --update-refs does)",
+    ]
+
+
+def test_bump_update_refs_reaches_a_fixed_point_in_one_run(tmp_path: Path, run: Run) -> None:
+    """The judge's bump moves the rubric's pin, which is a score-affecting edit of the rubric:
+    it is bumped in turn, and so the exact and the range pins on it move, and the datasets that
+    hold them are bumped. One run leaves nothing for a second, and the tree clean."""
+    r = _judge_edited(tmp_path)
+    code, out, _ = run("bump", "--diff", "main", "--update-refs", cwd=r.root)
+    assert code == 0, out
+    assert sorted(out.splitlines()) == [
+        "7 changes written",
+        "datasets/a.yaml:2: 1.0.0 → 2.0.0",
+        "datasets/a.yaml:6: rubric/refunds@1.2 → rubric/refunds@2.0",
+        "datasets/b.yaml:2: 1.0.0 → 2.0.0",
+        "datasets/b.yaml:6: rubric/refunds@1.2.0 → rubric/refunds@2.0.0",
+        "judges/tone.yaml:2: 1.0.0 → 2.0.0",
+        "rubrics/refunds.yaml:2: 1.2.0 → 2.0.0",
+        "rubrics/refunds.yaml:6: judge/tone@1.0.0 → judge/tone@2.0.0",
+    ]
+    code, out, _ = run("check", "--diff", "main", cwd=r.root)
+    assert code == 0, out
+    assert run("bump", "--diff", "main", "--update-refs", cwd=r.root)[1] == "nothing to bump\n"

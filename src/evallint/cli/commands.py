@@ -10,6 +10,7 @@ from pathlib import Path
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # as `check`: what the rules report is still there
+MAX_ROUNDS = 100  # `bump --update-refs`: rounds of bumps and moved pins
 
 
 def run_bump(args: argparse.Namespace) -> int:
@@ -24,18 +25,29 @@ def run_bump(args: argparse.Namespace) -> int:
     config = load_config(root, Path(args.config) if args.config else None)
     if args.diff is None and args.base is None:
         args.diff = ""  # bumping needs a base to compare with: the default one
-    chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
-    assert chosen.baseline is not None
-    edits, left = bump(
-        chosen.paths,
-        chosen.tree,
-        FsSource(root),
-        root,
-        config,
-        chosen.baseline,
-        update_refs=args.update_refs,
-        today=today(args.today, os.environ),
-    )
+    edits: list[str] = []
+    # Moving pins edits the files that hold them, which the next round may have to bump in
+    # turn (a rubric whose judge pin moved, a dataset whose rubric pin moved): rounds go on
+    # until one changes nothing. Each round bumps files the last did not, so the tree bounds
+    # them; the limit only guards against a defect.
+    for _ in range(MAX_ROUNDS):
+        chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
+        assert chosen.baseline is not None
+        done, left = bump(
+            chosen.paths,
+            chosen.tree,
+            FsSource(root),
+            root,
+            config,
+            chosen.baseline,
+            update_refs=args.update_refs,
+            today=today(args.today, os.environ),
+        )
+        edits += done
+        if not done or not args.update_refs:
+            break
+    else:
+        left.append(f"bump did not settle after {MAX_ROUNDS} rounds; run it again")
     for line in edits:
         print(line)
     print(
@@ -43,7 +55,7 @@ def run_bump(args: argparse.Namespace) -> int:
         if edits
         else "nothing to bump"
     )
-    for line in left:  # the version rules still fail on these: so does the command
+    for line in left:  # the version rules still fail on these, or pins dangle: so does the command
         print(line)
     return EXIT_FINDINGS if left else EXIT_OK
 

@@ -205,7 +205,7 @@ def _add_bump(sub: Any) -> None:
     bump.add_argument(
         "--update-refs",
         action="store_true",
-        help="also move exact pins on the old versions to the new ones",
+        help="also move the pins the bumps strand, and bump what that changes in turn",
     )
     bump.add_argument("--config", metavar="FILE", help="read configuration from FILE")
     _add_today(bump)
