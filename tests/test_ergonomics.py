@@ -97,7 +97,7 @@ def test_check_flags_end_to_end(run: Run, tree: Tree) -> None:
     code, out, _ = run("check", "--exit-zero", "--quiet", cwd=root)
     assert code == 0 and "files checked" not in out and out.count("\n") == 2
     code, out, _ = run("check", "--statistics", cwd=root)
-    assert out.splitlines()[0] == "1  error    unknown-key"
+    assert out.splitlines()[0] == "1  error    unknown-key [*]"
     code, out, _ = run("check", "--format", "json", "--show-source", cwd=root)
     assert "^" not in out and json.loads(out)["files_checked"] == 1
 
@@ -428,3 +428,35 @@ def test_fix_introduces_no_finding_of_its_own(run: Run, path: str, value: str) -
         after = {(d["rule"], d["path"]) for d in json.loads(out)["diagnostics"]}
         assert after <= before, ((Path(tmp) / path).read_text(), before, after)
         assert ("key-typo", "datasets/d.yaml") not in after
+
+
+def test_a_single_close_name_is_renamed_by_fix_and_a_choice_is_left_to_a_person(
+    run: Run, tree: Tree
+) -> None:
+    """unknown-key and unknown-grader-type with one name a single slip away get the rename fix
+    (marked [*]); `tr` is a slip from both `tpr` and `tnr`, so no fix guesses."""
+    rubric = (
+        'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: lint}]\n'
+        "scoring: {combine: all_pass, treshold: 0.7}\n"
+    )
+    suite = (
+        "tests:\n  - id: w\n    criteria: c\n    input: hi\n    assertions:\n"
+        '      - type: contains-anyy\n        value: ["30 days"]\n'
+    )
+    judge = (
+        'id: j\nversion: "1.0.0"\ntemplate: "{{ output }}"\n'
+        "validation: {tr: 0.9, validated_at: 2026-01-01}\n"
+    )
+    root = tree({"rubrics/tone.yaml": rubric, "evals/r.eval.yaml": suite, "judges/j.yaml": judge})
+    _, out, _ = run("check", "--no-show-source", "--today", "2026-01-02", cwd=root)
+    assert out.splitlines()[:3] == [
+        "evals/r.eval.yaml:6:15: warning: unknown grader type 'contains-anyy'; did you mean "
+        "'contains-any'? [unknown-grader-type] [*]",
+        "judges/j.yaml:4:14: error: unknown key 'tr'; did you mean 'tpr'? [unknown-key]",
+        "rubrics/tone.yaml:4:30: error: unknown key 'treshold'; did you mean 'threshold'? "
+        "[unknown-key] [*]",
+    ]
+    run("check", "--fix", cwd=root)
+    assert (root / "rubrics/tone.yaml").read_text() == rubric.replace("treshold", "threshold")
+    assert (root / "evals/r.eval.yaml").read_text() == suite.replace("anyy", "any")
+    assert (root / "judges/j.yaml").read_text() == judge

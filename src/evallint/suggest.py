@@ -46,3 +46,12 @@ def _one_edit(a: str, b: str) -> bool:
         swapped = a[i + 1 : i + 2] == b[i : i + 1] and a[i : i + 1] == b[i + 1 : i + 2]
         return a[i + 1 :] == b[i + 1 :] or (swapped and a[i + 2 :] == b[i + 2 :])
     return a[i + 1 :] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1 :]
+
+
+def sole(word: str, candidates: Iterable[str]) -> str | None:
+    """The one known name a single slip away from `word` (a case or separator change, or one
+    edit): the name a fix may write without asking. None when no name, or more than one, is
+    that close: a person chooses."""
+    norm = _norm(word)
+    near = {c for c in candidates if _norm(c) == norm or _one_edit(word, c)}
+    return near.pop() if len(near) == 1 else None

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
 from evallint.kinds.base import items
-from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
-from evallint.suggest import suggest
+from evallint.suggest import sole, suggest
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -346,7 +346,7 @@ def _custom_types(doc: Document, ctx: Context) -> frozenset[str]:
         here = here.rpartition("/")[0]
 
 
-@rule("unknown-grader-type", Severity.WARNING, kinds=(agentv.V4, agentv.NEXT))
+@rule("unknown-grader-type", Severity.WARNING, kinds=(agentv.V4, agentv.NEXT), fixable=True)
 def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A grader's `type` is none the dialect's runner knows (a misspelling, most often).
 
@@ -398,4 +398,6 @@ def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
             continue
         hint = suggest(name, sorted(known | custom))
         tail = f"; did you mean {hint!r}?" if hint else ""
-        yield Finding((*where, "type"), f"unknown grader type {written!r}{tail}")
+        only = sole(name, sorted(known | custom))
+        fix = Fix((*where, "type"), written, only) if only else None
+        yield Finding((*where, "type"), f"unknown grader type {written!r}{tail}", fix=fix)

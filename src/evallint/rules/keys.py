@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import ai_eval
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
-from evallint.suggest import suggest
+from evallint.suggest import sole, suggest
 from evallint.validation.schemas import load_schema
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
     return frozenset(data) if isinstance(data, dict) else frozenset()
 
 
-@rule("unknown-key", Severity.ERROR)
+@rule("unknown-key", Severity.ERROR, fixable=True)
 def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A key that is not allowed in this object.
 
@@ -52,13 +52,19 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         if obj.closed:
             held = _held(doc.data, obj.pointer)
             for key in obj.unknown:
-                hint = suggest(key, [k for k in obj.known if k not in held])
+                free = [k for k in obj.known if k not in held]
+                hint = suggest(key, free)
                 tail = (
                     f"; did you mean {hint!r}?"
                     if hint
                     else f"; expected one of {', '.join(map(repr, sorted(obj.known)))}"
                 )
-                yield Finding((*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True)
+                # Renamed only when the meant key is the one close name (and absent: `free`).
+                only = sole(key, free)
+                fix = Fix((*obj.pointer, key), key, only, on_key=True) if only else None
+                yield Finding(
+                    (*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True, fix=fix
+                )
 
 
 # Keys no runner reads to score: a misspelling of one of these loses text, never points.
