@@ -65,3 +65,18 @@ def test_the_wheel_carries_the_license(tmp_path: Path) -> None:
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert b"\nName: evallint-git\n" in metadata and b"\nLicense-Expression: MIT\n" in metadata
+
+
+def test_every_runtime_dependency_is_imported() -> None:
+    """A dependency no module imports is only more code to trust on the runner."""
+    import re
+
+    modules = {"pyyaml": "yaml", "fastjsonschema": "fastjsonschema", "semver": "semver"}
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "src").rglob("*.py"))
+    requirements = _project()["dependencies"]
+    assert isinstance(requirements, list)
+    for requirement in requirements:
+        name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower()
+        module = modules.get(name)
+        assert module is not None, f"{name}: which module does it give?"
+        assert re.search(rf"^\s*(import|from) {module}\b", source, re.M), name
