@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -507,3 +508,24 @@ def test_text_paths_are_relative_to_the_folder_run_in(run: Run, tree: Tree) -> N
         "datasets/d.yaml",
         "rubrics/tone.yaml",
     ]
+
+
+README_TREE = {
+    "datasets/refunds.yaml": 'questions:\n  - id: q1\n    input: "How long do refunds take?"\n'
+    '    expecteed_facts: ["within 30 days"]\n',
+    "rubrics/tone.yaml": "id: tone\nversion: 1.10\nchecks:\n  - kind: must_contain\n"
+    "    id: polite\n    values: [please]\nscoring: {combine: all_pass, treshold: 0.7}\n",
+}
+
+
+def test_the_readmes_console_example_is_what_evallint_prints(run: Run, tree: Tree) -> None:
+    """The README's first example is real output, and it fails the check (exit 1) by default."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```console\n\$ evallint check\n(.*?)```", readme, re.S)
+    assert block is not None
+    root = tree(README_TREE)
+    code, out, _ = run("check", "--no-show-source", cwd=root)
+    assert code == 1
+    timing = re.compile(r"\(\d+\.\d\d s\)$")
+    shown = [timing.sub("", line) for line in block.group(1).splitlines()]
+    assert [timing.sub("", line) for line in out.splitlines()] == shown

@@ -1,5 +1,6 @@
 """The house keeps its order: no module imports, even inside a function or under
-TYPE_CHECKING, one that imports it back, or one of a stage above its own in the README's table."""
+TYPE_CHECKING, one that imports it back, or one of a stage above its own in the table of
+docs/design.md."""
 
 from __future__ import annotations
 
@@ -78,10 +79,11 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def _stages(readme: str) -> list[list[str]]:
-    """The README's stage table, lowest first: each row's files and folders, as module names."""
+    """The stage table of docs/design.md, lowest first: each row's files and folders, as
+    module names."""
     after = readme[readme.index("The stages, lowest first") :]
     block = re.search(r"```text\n(.*?)\n *```", after, re.S)
-    assert block, "the README's stage table is missing"
+    assert block, "the stage table of docs/design.md is missing"
     rows = []
     for line in textwrap.dedent(block.group(1)).splitlines():
         if not line.strip() or line.startswith(" "):
@@ -123,7 +125,7 @@ def _upward(graph: dict[str, set[str]], stages: list[list[str]]) -> list[str]:
 
 def test_every_module_has_a_stage_and_imports_only_downwards() -> None:
     graph = _graph()
-    stages = _stages((REPO / "README.md").read_text(encoding="utf-8"))
+    stages = _stages((REPO / "docs" / "design.md").read_text(encoding="utf-8"))
     assert len(stages) >= 10
     assert [m for m in sorted(graph) if _stage(m, stages) is None] == []
     assert _upward(graph, stages) == []
