@@ -510,7 +510,7 @@ def test_text_paths_are_relative_to_the_folder_run_in(run: Run, tree: Tree) -> N
     ]
 
 
-README_TREE = {
+README_TREE: dict[str, str | bytes] = {
     "datasets/refunds.yaml": 'questions:\n  - id: q1\n    input: "How long do refunds take?"\n'
     '    expecteed_facts: ["within 30 days"]\n',
     "rubrics/tone.yaml": "id: tone\nversion: 1.10\nchecks:\n  - kind: must_contain\n"

@@ -3,12 +3,15 @@ installs only its own code."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from conftest import REPO
@@ -69,8 +72,6 @@ def test_the_wheel_carries_the_license(tmp_path: Path) -> None:
 
 def test_every_runtime_dependency_is_imported() -> None:
     """A dependency no module imports is only more code to trust on the runner."""
-    import re
-
     modules = {"pyyaml": "yaml", "fastjsonschema": "fastjsonschema", "semver": "semver"}
     source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "src").rglob("*.py"))
     requirements = _project()["dependencies"]
@@ -80,3 +81,52 @@ def test_every_runtime_dependency_is_imported() -> None:
         module = modules.get(name)
         assert module is not None, f"{name}: which module does it give?"
         assert re.search(rf"^\s*(import|from) {module}\b", source, re.M), name
+
+
+_PIN = re.compile(r"(?:evallint/evallint@|rev: |EVALLINT_REV: \")([0-9a-f]{40})\"? # v(\S+)")
+PINNED_FILES = ["README.md", "examples/workflows/evallint.yml", "examples/gitlab/.gitlab-ci.yml"]
+
+
+def _version() -> str:
+    from evallint import __version__
+
+    return __version__
+
+
+def test_version_changelog_and_pins_agree(run: Any) -> None:
+    """What `--version` prints, the newest CHANGELOG release and every pin in the README and the
+    examples: one version, and the pins one full commit SHA (a tag can move; zizmor asks for
+    SHAs)."""
+    version = _version()
+    code, out, _ = run("--version")
+    assert (code, out) == (0, f"evallint {version}\n")
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = re.search(r"^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$", changelog, re.M)
+    assert newest is not None and newest.group(1) == version
+    pins = [
+        (path, m.group(1), m.group(2))
+        for path in PINNED_FILES
+        for m in _PIN.finditer((REPO / path).read_text(encoding="utf-8"))
+    ]
+    assert {path for path, _, _ in pins} == set(PINNED_FILES), pins
+    assert len({sha for _, sha, _ in pins}) == 1, pins
+    assert {v for _, _, v in pins} == {version}, pins
+    for path in PINNED_FILES:  # no tag or branch pin left behind
+        text = (REPO / path).read_text(encoding="utf-8")
+        assert not re.search(r"evallint/evallint@v\d|rev: v\d|PINNED", text), path
+
+
+def test_the_pinned_commit_is_the_release(tmp_path: Path) -> None:
+    """The SHA the README pins holds the version its comment names (when this clone has the
+    history: a shallow clone or a source archive does not)."""
+    sha = _PIN.search((REPO / "README.md").read_text(encoding="utf-8"))
+    assert sha is not None
+    proc = subprocess.run(
+        ["git", "show", f"{sha.group(1)}:src/evallint/about.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        pytest.skip("the pinned commit is not in this clone's history (shallow, or no git)")
+    assert f'__version__ = "{sha.group(2)}"' in proc.stdout
