@@ -240,3 +240,20 @@ def test_settings_with_comments_are_left_as_they_are_and_a_whole_snippet_printed
     assert settings.read_text() == text
     assert ".vscode/evallint/rubric.schema.json" in written
     assert snippet is not None and set(json.loads(snippet)) == {"yaml.schemas", "json.schemas"}
+
+
+def test_lower_case_suite_names_are_matched_and_examples_carry_no_modeline(tmp_path: Path) -> None:
+    """`eval.yaml` and `suite.yaml` are AgentV suite names too; and a `$schema=../..` modeline
+    in an example breaks once the file is copied elsewhere, so the examples carry none."""
+    from conftest import REPO
+
+    suite = "tests:\n  - id: a\n    criteria: c\n    input: hi\n"
+    for path in ("a/eval.yaml", "b/suite.yaml"):
+        (tmp_path / path).parent.mkdir(parents=True)
+        (tmp_path / path).write_text(suite)
+    init_vscode(tmp_path)
+    written = json.loads((tmp_path / ".vscode" / "settings.json").read_text())["yaml.schemas"]
+    assert written["./.vscode/evallint/agentv-v4.schema.json"] == ["a/eval.yaml", "b/suite.yaml"]
+    for example in (REPO / "examples").rglob("*"):
+        if example.is_file() and example.suffix in (".yaml", ".yml", ".json"):
+            assert "$schema=" not in example.read_text(encoding="utf-8"), example

@@ -130,3 +130,18 @@ def test_the_pinned_commit_is_the_release(tmp_path: Path) -> None:
     if proc.returncode != 0:
         pytest.skip("the pinned commit is not in this clone's history (shallow, or no git)")
     assert f'__version__ = "{sha.group(2)}"' in proc.stdout
+
+
+def test_the_readme_starts_with_what_a_new_user_needs() -> None:
+    """The quick start (Action, pre-commit, command line) on the first screen; internals, long
+    speed tables and design notes live in docs/."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    start = lines.index("## Quick start")
+    assert start < 40
+    quick = "\n".join(lines[start : start + 45])
+    assert "uses: evallint/evallint@" in quick and "id: evallint-versions" in quick
+    assert "pip install" in quick
+    assert len(readme.encode()) < 40_000
+    for doc in ("checks.md", "speed.md", "design.md"):
+        assert f"](docs/{doc})" in readme
