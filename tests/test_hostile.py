@@ -521,3 +521,25 @@ def test_a_socket_is_no_file_to_read(tmp_path: Path) -> None:
             FsSource(tmp_path).read("s.yaml")
         with pytest.raises(FileNotFoundError):
             FsSource(tmp_path).read("absent.yaml")
+
+
+def test_a_lone_surrogate_in_a_key_is_a_finding_once_the_fast_engine_answers(
+    run: Run, tree: Tree
+) -> None:
+    """jsonschema-rs cannot take a lone surrogate ("\\ud800"); past the first 32 documents of
+    a schema it is asked first, and its error once ended the whole run (exit 2). It has no
+    verdict there, so fastjsonschema decides, as for any document it rejects."""
+    pytest.importorskip("jsonschema_rs", reason="the fast engine comes with the `fast` extra")
+    rubric = (
+        '{{"id": "r{i}", "version": "1.0.0", "checks": [{{"kind": "php_lint", "id": "lint"}}], '
+        '"scoring": {{"combine": "all_pass"{extra}}}}}\n'
+    )
+    files: dict[str, str | bytes] = {
+        f"rubrics/r{i}.json": rubric.format(i=i, extra="") for i in range(40)
+    }
+    files["rubrics/zz.json"] = rubric.format(i=99, extra=', "\\ud800": 1')
+    code, out, _ = run("check", "--no-cache", cwd=tree(files))
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        "rubrics/zz.json:1:118: error: unknown key '\\ud800'; expected one of"
+    )

@@ -157,7 +157,16 @@ def fast_compile(schema: dict[str, Any]) -> Callable[[JSON], bool] | None:
         return None
     # The retriever refuses every URI, so a $ref can never reach the network or the disk.
     compiled = jsonschema_rs.validator_for(schema, validate_formats=True, retriever=_refuse)
-    check: Callable[[JSON], bool] = compiled.is_valid
+    is_valid = compiled.is_valid
+
+    def check(data: JSON) -> bool:
+        try:
+            return bool(is_valid(data))
+        except (UnicodeEncodeError, ValueError, OverflowError):
+            # Text the Rust engine cannot take (a lone surrogate, "\ud800", in a key or a
+            # value): no verdict, so fastjsonschema decides, as for any document it rejects.
+            return False
+
     return check
 
 
