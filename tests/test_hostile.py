@@ -543,3 +543,17 @@ def test_a_lone_surrogate_in_a_key_is_a_finding_once_the_fast_engine_answers(
     assert out.splitlines()[0].startswith(
         "rubrics/zz.json:1:118: error: unknown key '\\ud800'; expected one of"
     )
+
+
+def test_text_output_shows_control_characters_as_escapes(run: Run, tree: Tree) -> None:
+    """A newline in a file name would start a line of its own, which GitHub reads as a
+    workflow command; an escape sequence would drive the terminal."""
+    forged = "rubrics/z\n::error file=README.md,line=1::FORGED\x1b[2J.yaml"
+    root = tree({forged: "id: [\n"})
+    for flags in ([], ["--verbose"]):
+        code, out, _ = run("check", "--show-source", *flags, cwd=root)
+        assert code == 1
+        assert not any(line.startswith("::") for line in out.splitlines())
+        assert "\x1b" not in out
+        shown = "rubrics/z\\n::error file=README.md,line=1::FORGED\\x1b[2J.yaml"
+        assert f"{shown}:2:1: error:" in out

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 
 from evallint.model import Diagnostic, Report, Severity
 
 JSON_OUTPUT_VERSION = 1
+
+
+# Control characters in file-controlled text (a file name, an id, a line of a file): shown as
+# escapes, so a newline in a name cannot start a line of its own (which GitHub would read as a
+# workflow command, `::error ...`) and an escape sequence cannot drive the terminal.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character but tab written as an escape (`\\n`, `\\x1b`)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _plural(n: int, word: str) -> str:
@@ -49,9 +63,9 @@ def render_text(
     """`path:line:col: severity: message [rule]`, clickable in editors and terminals; with
     `show_source`, the line and a caret span under each; `statistics`: a count per rule instead;
     `quiet`: the findings alone."""
-    lines = [f"skipped {s}" for s in report.skipped] if verbose else []
-    lines += [f"checked {path} as {kind}" for path, kind in report.kinds] if verbose else []
-    lines += [] if quiet else list(report.notes)
+    lines = [visible(f"skipped {s}") for s in report.skipped] if verbose else []
+    lines += [visible(f"checked {p} as {kind}") for p, kind in report.kinds] if verbose else []
+    lines += [] if quiet else [visible(note) for note in report.notes]
     if statistics:
         lines += _statistics(report, color)
     else:
@@ -65,10 +79,10 @@ def render_text(
 
 
 def _line(d: Diagnostic, color: bool) -> str:
-    where = _paint(f"{d.path}:{d.span.line}:{d.span.column}:", "1", color)
+    where = _paint(f"{visible(d.path)}:{d.span.line}:{d.span.column}:", "1", color)
     level = _paint(f"{d.severity.label}:", _COLORS[d.severity], color)
     rule = _paint(f"[{d.rule}]", "2", color) + (" [*]" if d.fix is not None else "")
-    return f"{where} {level} {' '.join(d.text.splitlines())} {rule}"
+    return f"{where} {level} {visible(' '.join(d.text.splitlines()))} {rule}"
 
 
 def _frame(d: Diagnostic, color: bool) -> list[str]:
@@ -76,12 +90,15 @@ def _frame(d: Diagnostic, color: bool) -> list[str]:
     runs on), as ruff shows it."""
     number = str(d.span.line)
     gutter = " " * len(number)
-    text = d.source.rstrip("\r\n")
+    raw = d.source.rstrip("\r\n")
+    text = visible(raw)
     start = max(d.span.column - 1, 0)
-    end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(text)
-    # Keep the line's tabs in the caret line so the carets sit under the same characters.
-    pad = "".join(c if c == "\t" else " " for c in text[:start])
-    carets = _paint("^" * max(end - start, 1), _COLORS[d.severity], color)
+    end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(raw)
+    # Keep the line's tabs in the caret line so the carets sit under the same characters (an
+    # escaped control character is as wide as its escape).
+    pad = "".join(c if c == "\t" else " " for c in visible(raw[:start]))
+    width = len(visible(raw[start:end]))
+    carets = _paint("^" * max(width, 1), _COLORS[d.severity], color)
     bar = _paint("|", "34", color)
     return [
         f"{gutter} {bar}",
