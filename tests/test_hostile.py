@@ -557,3 +557,25 @@ def test_text_output_shows_control_characters_as_escapes(run: Run, tree: Tree) -
         assert "\x1b" not in out
         shown = "rubrics/z\\n::error file=README.md,line=1::FORGED\\x1b[2J.yaml"
         assert f"{shown}:2:1: error:" in out
+
+
+@pytest.mark.parametrize("name", [".evallint.toml", "pyproject.toml"])
+@pytest.mark.parametrize("shape", ["folder", "fifo", "broken link", "too large"])
+def test_settings_that_are_no_regular_file_stop_the_run(
+    run: Run, tree: Tree, name: str, shape: str
+) -> None:
+    """A pull request could commit a folder, a pipe or a dangling link by the settings' name
+    to drop them, or a huge file: a configuration error (exit 2), never silence or a hang."""
+    root = tree({"rubrics/tone.yaml": "id: tone\nversion: 1.0\n"})
+    target = root / name
+    if shape == "folder":
+        target.mkdir()
+    elif shape == "fifo":
+        os.mkfifo(target)
+    elif shape == "broken link":
+        target.symlink_to(root / "nowhere.toml")
+    else:
+        target.write_text("# x\n" * 300_000)
+    code, out, err = run("check", cwd=root)
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"evallint: error: {name} is ")

@@ -4,6 +4,7 @@ schema before use, and the command-line flags on top. The `Config` itself is pla
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,28 @@ from evallint.validation.schemas import validate
 
 def find_config(root: Path) -> tuple[Path, dict[str, Any]] | None:
     dedicated = root / ".evallint.toml"
-    if dedicated.is_file():
+    if _present(dedicated):
         return dedicated, _read_toml(_inside(dedicated, root))
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if _present(pyproject):
         table = _tool_table(_read_toml(_inside(pyproject, root)))
         if table is not None:
             return pyproject, table
     return None
+
+
+def _present(path: Path) -> bool:
+    """Whether a settings file is there. Something else by that name (a folder, a FIFO, a
+    link to nothing) is no absence: a pull request could commit one to drop the settings, so
+    the run stops and says so."""
+    if path.is_file():
+        return True
+    if os.path.lexists(path):
+        raise EvallintError(
+            f"{path.name} is not a regular file (a folder, a pipe or a broken link?); "
+            "evallint reads its settings from it, so it must be one"
+        )
+    return False
 
 
 def _inside(path: Path, root: Path) -> Path:
@@ -60,9 +75,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib  # only a project with a configuration file pays its import
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SETTINGS + 1)
+        if len(raw) > MAX_SETTINGS:
+            raise EvallintError(f"{path.name} is larger than {MAX_SETTINGS // 1024} KiB; not read")
+        return tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise EvallintError(f"cannot read {path.name}: {exc}") from None
+
+
+MAX_SETTINGS = 1024 * 1024  # a settings file is read whole: a larger one is no settings file
 
 
 SETTINGS_FILES = (".evallint.toml", "pyproject.toml")  # where evallint reads its settings
