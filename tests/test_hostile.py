@@ -579,3 +579,37 @@ def test_settings_that_are_no_regular_file_stop_the_run(
     code, out, err = run("check", cwd=root)
     assert (code, out) == (2, ""), err
     assert err.startswith(f"evallint: error: {name} is ")
+
+
+@pytest.mark.parametrize(
+    ("event", "why"),
+    [
+        ('{"pull_request": {"base": {"sha": "deadbeef"}}}', 'is "deadbeef", not a commit id'),
+        ('{"pull_request": {"base": {"sha": null}}}', "is null, not a commit id"),
+        ('{"pull_request": {}}', "it holds no pull_request.base.sha"),
+        ("not json", "it is not JSON"),
+        (None, "No such file or directory"),
+        ("/dev/zero", "it is larger than 32 MiB"),
+    ],
+)
+def test_a_pull_request_event_without_a_readable_base_fails_closed(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str | None, why: str
+) -> None:
+    """In a pull request, --diff without a base takes the event's: when it cannot be read,
+    any other base (main, master) would compare with the wrong commit. A file without bound
+    (/dev/zero) is read no further than any event could be."""
+    from test_git import Repo
+
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"rubrics/tone.yaml": 'id: tone\nversion: "1.0.0"\n'})
+    path = tmp_path / "event.json"
+    if event == "/dev/zero":
+        path = Path("/dev/zero")
+    elif event is not None:
+        path.write_text(event)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    code, out, err = run("check", "--diff", "--format", "text", cwd=repo.root)
+    assert (code, out) == (2, "")
+    assert err.startswith("evallint: error: the pull request's base commit cannot be read")
+    assert why in err

@@ -422,19 +422,44 @@ def _fetch_hint(ref: str) -> str:
     )
 
 
-def pull_request_sha(environ: Mapping[str, str], side: str) -> str | None:
+PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
+MAX_EVENT = 32 * 1024 * 1024  # GitHub's event payloads are far smaller; /dev/zero is not one
+
+
+def pull_request_sha(
+    environ: Mapping[str, str], side: str, *, required: bool = False
+) -> str | None:
     """`pull_request.<side>.sha` ("base" or "head") from the GitHub event file the runner
-    writes: the exact commit, not a branch name, nor the temporary merge commit."""
+    writes: the exact commit, not a branch name, nor the temporary merge commit.
+
+    `required`: in a pull request event (GITHUB_EVENT_NAME) the sha must be there: an event
+    file that is missing, too large, not JSON, or whose sha is absent, null or malformed is an
+    error, since any other base would compare the pull request with the wrong commit."""
     path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
+    strict = required and environ.get("GITHUB_EVENT_NAME") in PULL_REQUEST_EVENTS
     try:
-        with open(path, encoding="utf-8") as f:
-            event = json.load(f)
-        sha = event["pull_request"][side]["sha"]
-    except (OSError, ValueError, KeyError, TypeError):
+        if not path:
+            raise ValueError("GITHUB_EVENT_PATH is not set")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_EVENT + 1)
+        if len(raw) > MAX_EVENT:
+            raise ValueError(f"it is larger than {MAX_EVENT // 2**20} MiB")
+        sha = json.loads(raw)["pull_request"][side]["sha"]
+        if not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha)):
+            raise ValueError(f"pull_request.{side}.sha is {json.dumps(sha)[:80]}, not a commit id")
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        if strict:
+            why: object = exc.strerror if isinstance(exc, OSError) else exc
+            if isinstance(exc, KeyError | TypeError | RecursionError):
+                why = f"it holds no pull_request.{side}.sha"
+            elif isinstance(exc, json.JSONDecodeError):
+                why = "it is not JSON"
+            raise EvallintError(
+                f"the pull request's {side} commit cannot be read from the event file "
+                f"(GITHUB_EVENT_PATH): {why}; pass --diff BASE to name it"
+            ) from None
         return None
-    return sha if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40,64}", sha) else None
+    return sha
 
 
 UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
@@ -515,7 +540,7 @@ class GitRepo:
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
-        event_base = pull_request_sha(environ, "base")
+        event_base = pull_request_sha(environ, "base", required=True)
         if event_base:
             if self.sha(event_base) is None:
                 # The pull request says which base; any other would compare with the wrong one.
