@@ -6,6 +6,7 @@ tens of seconds to hours before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -613,3 +614,51 @@ def test_a_pull_request_event_without_a_readable_base_fails_closed(
     assert (code, out) == (2, "")
     assert err.startswith("evallint: error: the pull request's base commit cannot be read")
     assert why in err
+
+
+def test_workers_end_with_their_run(tmp_path: Path) -> None:
+    """SIGTERM to a run with --jobs 2 ends its workers too (within a second), rather than
+    leaving them running, reparented to init."""
+    import signal
+    import subprocess
+    import sys
+
+    root = tmp_path / "tree"
+    rubric = 'id: r{i}\nversion: "1.0.0"\nchecks: [{{kind: php_lint, id: lint}}]\n'
+    rubric += "scoring: {{combine: all_pass}}\n" + "# padding\n" * 400
+    (root / "rubrics").mkdir(parents=True)
+    for i in range(3000):
+        (root / "rubrics" / f"r{i}.yaml").write_text(rubric.format(i=i))
+    cmd = [sys.executable, "-m", "evallint", "check", "--jobs", "2", "--no-cache", "."]
+    proc = subprocess.Popen(
+        cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        children: list[str] = []
+        deadline = time.monotonic() + 20
+        while not children and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+            found = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+            children = found.read_text().split() if found.exists() else []
+        if not children:
+            pytest.skip("the run ended before its workers could be seen")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 1
+        alive = list(children)
+        while alive and time.monotonic() < deadline:
+            alive = [pid for pid in children if _alive(int(pid))]
+            time.sleep(0.05)
+        assert alive == [], "workers outlived their run"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, reaped by init soon, counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -124,10 +124,11 @@ def _spawn(
     # Collections in a worker would otherwise write to every object inherited from this
     # process, copying their memory pages; frozen objects are never scanned.
     gc.freeze()
+    parent = os.getpid()
     try:
         for first in range(count):
             mine, theirs = context.Pipe()
-            proc = context.Process(target=target, args=(theirs, first), daemon=True)
+            proc = context.Process(target=_tied, args=(target, parent, theirs, first), daemon=True)
             proc.start()
             theirs.close()  # so a worker that dies gives EOF here, not a hang
             conns.append(mine)
@@ -135,6 +136,24 @@ def _spawn(
     finally:
         gc.unfreeze()  # this process goes on collecting as before
     return conns, procs
+
+
+def _tied(
+    target: Callable[[Connection, int], None], parent: int, conn: Connection, first: int
+) -> None:
+    """A worker that ends with its parent: a SIGTERM or SIGKILL to the run, or its crash, would
+    otherwise leave the workers running, reparented to init. Linux says so with
+    PR_SET_PDEATHSIG; elsewhere the workers end when their pipe closes."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    target(conn, first)
 
 
 def _split_part(conn: Connection, first: int) -> None:
