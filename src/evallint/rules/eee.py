@@ -286,24 +286,43 @@ def _scalar(value: object) -> object:
     return value if value is None or isinstance(value, str | int | float | bool) else repr(value)
 
 
-def sample_hashes(record: dict[str, object]) -> dict[str, str]:
-    """The hash each known recipe gives; the first is EEE's canonical one."""
+def canonical_sample_hash(record: dict[str, object]) -> str | None:
+    """EEE's canonical hash of a record's input; None when it has no `input` object. Asked
+    first, and alone for the common record whose hash is canonical: the legacy recipes cost
+    three more hashes and a JSON dump."""
     import hashlib
     import json
 
     source = record.get("input")
     if not isinstance(source, dict):
+        return None
+    payload = {"raw": source.get("raw"), "reference": source.get("reference")}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def sample_hashes(record: dict[str, object]) -> dict[str, str]:
+    """The hash each known recipe gives; the first is EEE's canonical one."""
+    import hashlib
+    import json
+
+    canonical = canonical_sample_hash(record)
+    source = record.get("input")
+    if canonical is None or not isinstance(source, dict):
         return {}
     raw, reference = source.get("raw"), source.get("reference")
     refs = reference if isinstance(reference, list) else [reference] if reference else []
     payload = {"raw": raw, "reference": reference}
     text = {
-        "canonical": json.dumps(payload, sort_keys=True, separators=(",", ":")),
         "lm_eval (default separators)": json.dumps(payload, sort_keys=True),
         "inspect (raw + references)": f"{raw}{''.join(str(r) for r in refs)}",
         "HELM (raw + first reference)": f"{raw}{refs[0] if refs else ''}",
     }
-    return {name: hashlib.sha256(t.encode("utf-8")).hexdigest() for name, t in text.items()}
+    legacy = {
+        name: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
+        for name, t in text.items()
+    }
+    return {"canonical": canonical, **legacy}
 
 
 @rule("eee-sample-hash", Severity.WARNING, kinds=(eee.INSTANCE,))
@@ -323,9 +342,10 @@ def eee_sample_hash(doc: Document, ctx: Context) -> Iterator[Finding]:
         declared = record.get("sample_hash") if isinstance(record, dict) else None
         if not isinstance(declared, str):
             continue
-        hashes = sample_hashes(record)
-        if not hashes or declared.lower() == hashes["canonical"]:
+        canonical = canonical_sample_hash(record)
+        if canonical is None or declared.lower() == canonical:
             continue
+        hashes = sample_hashes(record)
         legacy = next((name for name, h in hashes.items() if h == declared.lower()), None)
         why = f"it matches the {legacy} recipe" if legacy else "no known recipe gives it"
         yield Finding(
