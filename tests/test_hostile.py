@@ -662,3 +662,17 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+def test_a_lone_surrogate_in_an_instance_input_is_hashed_not_a_crash(run: Run, tree: Tree) -> None:
+    """EEE's hash recipes encode the input: a lone surrogate ("\\ud800") once ended the run."""
+    record = (
+        '{"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", '
+        '"evaluation_name": "n", "sample_id": "1", "sample_hash": "00", '
+        '"interaction_type": "single_turn", "input": {"raw": "\\ud800", "reference": ["a"]}, '
+        '"output": {"raw": ["a"]}, "answer_attribution": [], '
+        '"evaluation": {"score": 1, "is_correct": true}}\n'
+    )
+    code, out, err = run("check", "--no-cache", cwd=tree({"x_samples.jsonl": record}))
+    assert (code, err) == (1, "")
+    assert "[eee-sample-hash]" in out
