@@ -275,3 +275,56 @@ def test_suppressed_findings_do_not_spend_the_repeat_cap() -> None:
     dataset = "questions:\n" + lines + f"  - id: q10\n    input: x\n{typo}\n"
     got = [g[:3] for g in found("datasets/d.yaml", dataset) if g[2] == "key-typo"]
     assert got == [(34, 5, "key-typo")]
+
+
+WIDE = {"UTF-16 with a BOM": "utf-16", "UTF-16 without": "utf-16-le", "UTF-32": "utf-32"}
+
+
+@pytest.mark.parametrize("encoding", WIDE)
+@pytest.mark.parametrize("route", sorted(YAML_ROUTES))
+def test_a_file_in_a_wide_encoding_is_one_parse_error_whatever_claimed_it(
+    route: str, encoding: str
+) -> None:
+    """Runners read UTF-8: a UTF-16 or UTF-32 file is broken, and its kind is still told by
+    what it says (a content-claimed dataset was once skipped as "not valid UTF-8")."""
+    path, head = YAML_ROUTES[route]
+    got = found(path, (head + "note: x\n").encode(WIDE[encoding]), CONFIG)
+    assert [(line, rule) for line, _, rule, _ in got] == [(1, "parse-error")], got
+
+
+@pytest.mark.parametrize(
+    ("path", "raw", "at"),
+    [
+        # AgentV 5 (next) claimed by its keys, broken before the end.
+        (
+            "misc/next.yaml",
+            b'prompts: ["{{ q }}"]\ntests:\n  - vars: {q: hi}\n    assert: [\n',
+            (5, 1),
+        ),
+        # An EEE instance file whose every record is cut short: no good line tells its kind.
+        (
+            "misc/records.jsonl",
+            b'{"evaluation_id": "e", "sample_id": "1", "interaction_type": "single\n'
+            b'{"evaluation_id": "e", "sample_id": "2", "interaction_type": "single\n',
+            (1, 62),
+        ),
+    ],
+)
+def test_content_claimed_files_that_do_not_parse_are_parse_errors(
+    path: str, raw: bytes, at: tuple[int, int]
+) -> None:
+    got = found(path, raw, CONFIG)
+    assert [(line, col, rule) for line, col, rule, _ in got][:1] == [(*at, "parse-error")], got
+
+
+def test_a_content_claimed_file_over_the_limit_behind_blank_lines_is_a_parse_error(
+    run: Run, tree: Tree
+) -> None:
+    """Its kind is in what follows the blank lines, which are skipped to find it."""
+    record = '{"evaluation_id": "e", "sample_id": "1", "interaction_type": "single_turn"}\n'
+    root = tree(
+        {"misc/r.jsonl": "\n" * 100_000 + record, ".evallint.toml": "max-file-size = 1000\n"}
+    )
+    code, out, _ = run("check", cwd=root)
+    assert code == 1
+    assert out.splitlines()[0].startswith("misc/r.jsonl:1:1: error: file is 100,076 bytes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -57,7 +58,7 @@ def read_entry(
     doc = parse(path, raw, fmt)
     kind = _kind(doc, forced, raw)
     if kind is None:
-        if doc.ok:
+        if doc.ok and not _all_broken(doc):
             return Skipped(path, not_ours(path, doc.data) or "no kind matches")
         first = doc.problems[0]
         reason = f"does not parse ({first.message})"
@@ -85,7 +86,7 @@ def _mapping_root(doc: Document, kind: Kind) -> Document:
 
 def _kind(doc: Document, forced: Kind | None, raw: bytes) -> Kind | None:
     path, fmt = doc.path, doc.fmt
-    if doc.ok:
+    if doc.ok and not _all_broken(doc):
         return (
             forced
             or declared_kind(doc.text, doc.data)
@@ -94,7 +95,42 @@ def _kind(doc: Document, forced: Kind | None, raw: bytes) -> Kind | None:
             or claimed_kind(path, fmt)
             or near_kind(path, doc.data, fmt)
         )
-    return _unparsed_kind(path, fmt, forced, doc.text or raw.decode("utf-8", "replace"))
+    return _unparsed_kind(path, fmt, forced, sniff_text(raw))
+
+
+def _all_broken(doc: Document) -> bool:
+    """A JSONL file none of whose lines is a record: nothing to tell its kind by but its text
+    (one good line would, and the others are its findings)."""
+    return doc.fmt == "jsonl" and not doc.data and bool(doc.problems)
+
+
+# Encodings a file that is not UTF-8 may still be in, told by its first bytes; what it says is
+# read only to find its kind (the file is then a parse-error: runners read UTF-8).
+_WIDE = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def sniff_text(raw: bytes) -> str:
+    """A file's bytes as text to look for marker keys in: UTF-16 or UTF-32 (with a byte-order
+    mark, or told by the zero bytes of ASCII text without one), else UTF-8 with replacements."""
+    for bom, codec in _WIDE:
+        if raw.startswith(bom):
+            return raw.decode(codec, "replace")
+    head = raw[:64]
+    if len(head) >= 8 and head.count(0) * 4 >= len(head):
+        zeros = (head[0::4].count(0), head[1::4].count(0), head[2::4].count(0), head[3::4].count(0))
+        if zeros[1] == zeros[2] == zeros[3] == len(head[1::4]) and not zeros[0]:
+            return raw.decode("utf-32-le", "replace")
+        if zeros[0] == zeros[1] == zeros[2] == len(head[0::4]) and not zeros[3]:
+            return raw.decode("utf-32-be", "replace")
+        if head[1::2].count(0) > head[0::2].count(0):
+            return raw.decode("utf-16-le", "replace")
+        return raw.decode("utf-16-be", "replace")
+    return raw.decode("utf-8", "replace")
 
 
 def _unparsed_kind(path: str, fmt: Format, forced: Kind | None, text: str) -> Kind | None:
@@ -119,16 +155,23 @@ def _unread(
 
 
 def _head(source: Source, path: str) -> str:
-    """The first bytes of a file too large to read, to look for what it declares."""
+    """The first bytes of a file too large to read, to look for what it declares: FIRST bytes
+    past any leading whitespace (a record behind a million blank lines is still a record), the
+    whitespace skipped block by block up to the file's end."""
     try:
         if isinstance(source, Streams):
             with source.open(path) as f:
                 raw = f.read(FIRST)
+                while raw and not raw.strip():
+                    raw = f.read(FIRST)
+                start = len(raw) - len(raw.lstrip())
+                raw = raw[start:] + f.read(start)
         else:
-            raw = source.read(path)[:FIRST]
+            whole = source.read(path)
+            raw = whole[len(whole) - len(whole.lstrip()) :][:FIRST]
     except OSError:
         return ""
-    return raw.decode("utf-8", "replace")
+    return sniff_text(raw)
 
 
 # A JSONL file larger than CHUNK bytes, of a kind checked record by record, is read in chunks of

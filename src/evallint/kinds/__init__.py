@@ -170,8 +170,8 @@ def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
     (`questons:`): it is that kind, and its checks report the typo."""
     from evallint.suggest import suggest
 
-    if not isinstance(data, dict) or tooling(path):
-        return None
+    if not isinstance(data, dict) or tooling(path) or not_ours(path, data):
+        return None  # promptfoo's `defaultTest` is no misspelt `default_test`
     for kind in KINDS:
         if fmt not in kind.formats:
             continue

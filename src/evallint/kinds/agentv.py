@@ -235,7 +235,13 @@ V4 = _kind(
     is_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
 )
-NEXT = _kind("agentv-next", "AgentV eval (v5, next)")
+# A file that does not parse is claimed by its marker keys: `default_test` is AgentV 5's own
+# spelling (promptfoo writes `defaultTest`), and tests with `vars` are its test shape.
+NEXT = _kind(
+    "agentv-next",
+    "AgentV eval (v5, next)",
+    markers=(("default_test", "tests"), ("tests", "vars", "assert")),
+)
 
 SUITES = (V2, SPEC, V4, NEXT)  # the AgentV dialects, oldest first
 
