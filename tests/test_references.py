@@ -594,3 +594,45 @@ def test_a_reference_says_which_definer_files_have_no_readable_id() -> None:
         "no rubric with id 'refunds' in the project; 2 rubric files have no readable id "
         "(rubrics/refunds.yaml, rubrics/x.yaml)"
     )
+
+
+def _ring(n: int) -> dict[str, str]:
+    return {
+        f"rubrics/r{i}.yaml": rubric(
+            f"r{i}", "1.0.0", f"{{kind: composite, id: p, rubric_ref: rubric/r{(i + 1) % n}@1}}"
+        )
+        for i in range(n)
+    }
+
+
+def test_a_long_cycle_is_named_by_its_ends_and_counted() -> None:
+    """Each of a cycle's rubrics gets the finding, but a cycle of thousands would make every
+    message list them all: past a dozen names, its start and end, and how many between."""
+    got = report(_ring(30))
+    assert len(got) == 30 and {g[3] for g in got} == {"composite-cycle"}
+    first = next(g for g in got if g[0] == "rubrics/r0.yaml")
+    assert first[4] == (
+        "composite references form a cycle: r0@1.0.0 → r1@1.0.0 → r2@1.0.0 → r3@1.0.0 → "
+        "r4@1.0.0 → r5@1.0.0 → … (21 more) → r27@1.0.0 → r28@1.0.0 → r29@1.0.0 → r0@1.0.0"
+    )
+
+
+def test_a_cycle_in_a_tangle_is_still_spelt_out() -> None:
+    """Two cycles that share a rubric are no simple ring: the path is searched for."""
+    files = {
+        "rubrics/a.yaml": rubric(
+            "a",
+            "1.0.0",
+            "{kind: composite, id: b, rubric_ref: rubric/b@1}\n"
+            "  - {kind: composite, id: c, rubric_ref: rubric/c@1}",
+        ),
+        "rubrics/b.yaml": rubric("b", "1.0.0", "{kind: composite, id: a, rubric_ref: rubric/a@1}"),
+        "rubrics/c.yaml": rubric("c", "1.0.0", "{kind: composite, id: a, rubric_ref: rubric/a@1}"),
+    }
+    got = [(g[0], g[4]) for g in report(files) if g[3] == "composite-cycle"]
+    assert got == [
+        ("rubrics/a.yaml", "composite references form a cycle: a@1.0.0 → b@1.0.0 → a@1.0.0"),
+        ("rubrics/a.yaml", "composite references form a cycle: a@1.0.0 → c@1.0.0 → a@1.0.0"),
+        ("rubrics/b.yaml", "composite references form a cycle: b@1.0.0 → a@1.0.0 → b@1.0.0"),
+        ("rubrics/c.yaml", "composite references form a cycle: c@1.0.0 → a@1.0.0 → c@1.0.0"),
+    ]

@@ -178,21 +178,159 @@ def _defined(doc: Document, ctx: Context) -> Definition | None:
     )
 
 
+class _Components:
+    """The strongly connected components of the composite graph, found once per project by
+    Tarjan's algorithm (iterative), from each rubric a rule asks about that no earlier search
+    reached: a rubric is on a cycle exactly when its component holds another rubric or itself
+    as a target. Every rubric and edge is visited once, so a chain or a cycle of thousands
+    costs linear time, not a search per rubric."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.component: dict[str, int] = {}  # rubric path -> its component's number
+        self.looped: set[int] = set()  # components that hold a cycle
+        self._targets: dict[str, list[Definition]] = {}
+        self.rings: dict[int, list[Definition]] = {}  # simple cycles, in order
+        self.place: dict[str, int] = {}  # a ring member's place in its ring
+
+    def targets(self, node: Definition) -> list[Definition]:
+        """The rubrics `node`'s composite checks resolve to, resolved once."""
+        found = self._targets.get(node.path)
+        if found is None:
+            resolved = (res.target for _, res in composite_targets(self.project, node.doc))
+            found = self._targets[node.path] = [t for t in resolved if t is not None]
+        return found
+
+    def of(self, node: Definition) -> int:
+        if node.path not in self.component:
+            self._search(node)
+        return self.component[node.path]
+
+    def _search(self, root: Definition) -> None:
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[Definition] = []
+        on_stack: set[str] = set()
+        work: list[tuple[Definition, list[Definition], int]] = [(root, self.targets(root), 0)]
+        index[root.path] = low[root.path] = 0
+        stack.append(root)
+        on_stack.add(root.path)
+        while work:
+            node, targets, i = work.pop()
+            if i < len(targets):
+                work.append((node, targets, i + 1))
+                nxt = targets[i]
+                if nxt.path in self.component:
+                    continue  # a component an earlier search closed
+                if nxt.path not in index:
+                    index[nxt.path] = low[nxt.path] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt.path)
+                    work.append((nxt, self.targets(nxt), 0))
+                elif nxt.path in on_stack:
+                    low[node.path] = min(low[node.path], index[nxt.path])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent.path] = min(low[parent.path], low[node.path])
+            if low[node.path] == index[node.path]:
+                self._close(node, stack, on_stack)
+
+    def _close(self, head: Definition, stack: list[Definition], on_stack: set[str]) -> None:
+        number = len(self.looped) + len(self.component) + 1
+        members = []
+        while True:
+            member = stack.pop()
+            on_stack.discard(member.path)
+            self.component[member.path] = number
+            members.append(member)
+            if member.path == head.path:
+                break
+        if len(members) > 1 or any(t.path == head.path for t in self.targets(head)):
+            self.looped.add(number)
+            self._ring(members, number)
+
+    def _ring(self, members: list[Definition], number: int) -> None:
+        """A component that is one simple cycle (each member names one other member) keeps its
+        order: a cycle through any member is then read off it, with no search."""
+        inside = {m.path for m in members}
+        following: dict[str, Definition] = {}
+        for m in members:
+            nexts = [t for t in self.targets(m) if t.path in inside]
+            if len(nexts) != 1:
+                return
+            following[m.path] = nexts[0]
+        order, node = [members[0]], following[members[0].path]
+        while node.path != members[0].path and len(order) <= len(members):
+            order.append(node)
+            node = following[node.path]
+        if len(order) == len(members):
+            self.rings[number] = order
+            self.place.update((m.path, i) for i, m in enumerate(order))
+
+
+def on_cycle(project: Project, start: Definition, first: Definition) -> bool:
+    """Whether `first` leads back to `start` through composite checks."""
+    parts = project.facts.get(_Components, project)
+    home = parts.of(start)
+    return home in parts.looped and parts.of(first) == home
+
+
+def cycle_text(project: Project, start: Definition, first: Definition) -> str | None:
+    """The cycle from `start` through `first` back to `start`, for people; None if none."""
+    parts = project.facts.get(_Components, project)
+    home = parts.of(start)
+    if home not in parts.looped or parts.of(first) != home:
+        return None
+    ring = parts.rings.get(home)
+    if ring is not None:  # one simple cycle: read off its order, only the names shown
+        at, n = parts.place[start.path], len(ring)
+        if n < 12:
+            return _chain([ring[(at + i) % n].label for i in range(n + 1)])
+        return _chain(None, n, ring, at)
+    path = cycle_through(project, start, first)
+    return _chain([d.label for d in [start, *path]])
+
+
 def cycle_through(project: Project, start: Definition, first: Definition) -> list[Definition]:
-    """The composite path from `first` back to `start`, if there is one (depth-first)."""
-    stack: list[tuple[Definition, list[Definition]]] = [(first, [first])]
-    seen: set[str] = set()
-    while stack:
-        node, path = stack.pop()
+    """The composite path from `first` back to `start`, if there is one: a breadth-first walk
+    inside their component, which holds every such path."""
+    parts = project.facts.get(_Components, project)
+    home = parts.of(start)
+    if home not in parts.looped or parts.of(first) != home:
+        return []
+    came: dict[str, Definition | None] = {first.path: None}
+    queue, at = [first], 0
+    while at < len(queue):
+        node = queue[at]
+        at += 1
         if node.path == start.path:
-            return path
-        if node.path in seen:
-            continue
-        seen.add(node.path)
-        for _, res in composite_targets(project, node.doc):
-            if res.target is not None:
-                stack.append((res.target, [*path, res.target]))
+            path = [node]
+            while (back := came[path[-1].path]) is not None:
+                path.append(back)
+            return path[::-1]
+        for nxt in parts.targets(node):
+            if nxt.path not in came and parts.component.get(nxt.path) == home:
+                came[nxt.path] = node
+                queue.append(nxt)
     return []
+
+
+def _chain(
+    names: list[str] | None, n: int = 0, ring: list[Definition] | None = None, at: int = 0
+) -> str:
+    """A cycle for people: whole when short, else its start and end with the count between
+    (a cycle of thousands of rubrics would make every message megabytes long). `names`, or
+    for a long simple cycle its `ring` read from place `at` (n members, n + 1 names)."""
+    if names is not None and len(names) <= 12:
+        return " → ".join(names)
+    if names is None:
+        assert ring is not None
+        head = [ring[(at + i) % n].label for i in range(6)]
+        tail = [ring[(at + n - 3 + i) % n].label for i in range(4)]
+        return " → ".join([*head, f"… ({n + 1 - 10:,} more)", *tail])
+    hidden = len(names) - 10
+    return " → ".join([*names[:6], f"… ({hidden:,} more)", *names[-4:]])
 
 
 @rule("composite-cycle", Severity.ERROR, kinds=(ai_eval.RUBRIC,), cross_file=True)
@@ -219,9 +357,8 @@ def composite_cycle(doc: Document, ctx: Context) -> Iterator[Finding]:
     for pointer, res in composite_targets(ctx.project, doc):
         if res.target is None:
             continue
-        path = cycle_through(ctx.project, me, res.target)
-        if path:
-            chain = " → ".join(d.label for d in [me, *path])
+        chain = cycle_text(ctx.project, me, res.target)
+        if chain is not None:
             yield Finding(pointer, f"composite references form a cycle: {chain}")
 
 
@@ -256,7 +393,7 @@ def composite_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
     me = _defined(doc, ctx)
     for pointer, res in composite_targets(ctx.project, doc):
         target = res.target
-        if target is None or (me is not None and cycle_through(ctx.project, me, target)):
+        if target is None or (me is not None and on_cycle(ctx.project, me, target)):
             continue
         nested = [r.ref for _, r in composite_targets(ctx.project, target.doc)]
         if nested:
