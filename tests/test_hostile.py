@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import found
 from evallint.model import Diagnostic, Report, Severity, Span
@@ -676,3 +678,42 @@ def test_a_lone_surrogate_in_an_instance_input_is_hashed_not_a_crash(run: Run, t
     code, out, err = run("check", "--no-cache", cwd=tree({"x_samples.jsonl": record}))
     assert (code, err) == (1, "")
     assert "[eee-sample-hash]" in out
+
+
+@pytest.mark.parametrize("pattern", ["**a**a**a**a**a**a**a**a**b", "*a*a*a*a*a*a*a*a*b"])
+@pytest.mark.parametrize("where", ["exclude", "kinds", "per-file-ignores"])
+def test_a_settings_glob_cannot_hang_the_run(
+    run: Run, tree: Tree, pattern: str, where: str
+) -> None:
+    """Settings are the pull request's: a glob that makes a backtracking regex take
+    exponential time on a long file name is matched in linear time."""
+    setting = {
+        "exclude": f'exclude = ["{pattern}"]\n',
+        "kinds": f'[kinds]\njudge = ["{pattern}"]\n',
+        "per-file-ignores": f'[per-file-ignores]\n"{pattern}" = ["key-typo"]\n',
+    }[where]
+    name = "datasets/" + "a" * 200 + ".yaml"
+    root = tree({name: "questions:\n  - id: q1\n    input: hi\n", ".evallint.toml": setting})
+    code, out, err = _timed(10, lambda: run("check", cwd=root))
+    assert code == 0, out + err
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "/", "*", "**", "?", "**/", "."]), max_size=8).map("".join),
+    st.text(alphabet="ab/.", max_size=12),
+)
+@settings(max_examples=500)
+def test_the_linear_glob_matcher_agrees_with_the_glob_regex(pattern: str, path: str) -> None:
+    from evallint.config import Glob, glob_regex
+
+    glob = Glob(pattern)
+    glob.regex = None  # the automaton, whatever the pattern
+    assert glob.match(path) == (glob_regex(pattern).fullmatch(path) is not None)
+
+
+def test_a_glob_matches_ten_thousand_characters_in_linear_time() -> None:
+    from evallint.config import Glob
+
+    assert Glob("**a**a**a**a**a**a**a**a**b").regex is None  # never the backtracking regex
+    assert _timed(2, lambda: Glob("**a**a**a**a**a**a**a**a**b").match("a" * 10_000)) is False
+    assert _timed(2, lambda: Glob("**a**a**a**a**b").match("a" * 10_000 + "b")) is True

@@ -71,11 +71,99 @@ class Config:
         return None
 
 
-_GLOBS: dict[str, re.Pattern[str]] = {}
+_GLOBS: dict[str, Glob] = {}
 
 
 def _match(glob: str, path: str) -> bool:
-    rx = _GLOBS.get(glob)
-    if rx is None:
-        rx = _GLOBS[glob] = glob_regex(glob)
-    return rx.fullmatch(path) is not None
+    found = _GLOBS.get(glob)
+    if found is None:
+        found = _GLOBS[glob] = Glob(glob)
+    return found.match(path)
+
+
+# Glob tokens: a literal character, `?`, `*` (within a folder), `**` (across folders), and
+# `**/` (any folders, or none).
+_LIT, _ONE, _STAR, _ANY, _DIRS = range(5)
+
+
+class Glob:
+    """A settings glob, matched in time linear in the path's length whatever the pattern.
+
+    Settings are the pull request's to change, and a backtracking regex of a pattern such as
+    `**a**a**a**a**b` takes exponential time on a long file name. A pattern with at most one
+    wildcard run in each folder cannot backtrack far and is matched by its regex (the common
+    case, at C speed); any other by a simulation of its automaton: every pattern position the
+    path so far can reach, advanced one character at a time."""
+
+    def __init__(self, pattern: str) -> None:
+        self.tokens = _tokens(pattern)
+        runs = max(len(re.findall(r"\*+", part)) for part in pattern.split("/"))
+        crossing = sum(kind == _ANY for kind, _ in self.tokens)
+        self.regex = glob_regex(pattern) if runs <= 1 and crossing <= 1 else None
+
+    def match(self, path: str) -> bool:
+        if self.regex is not None:
+            return self.regex.fullmatch(path) is not None
+        end = 2 * len(self.tokens)
+        states = self._closure({0})
+        for char in path:
+            if end in states and char == "/":
+                return True  # a pattern naming a folder covers everything below it
+            states = self._closure(self._step(states, char))
+            if not states:
+                return False
+        return end in states
+
+    def _closure(self, states: set[int]) -> set[int]:
+        """`states` and what they reach without a character: past `*`, `**` and `**/`."""
+        out, todo = set(states), list(states)
+        while todo:
+            state = todo.pop()
+            if state % 2 == 0 and state // 2 < len(self.tokens):
+                kind = self.tokens[state // 2][0]
+                if kind in (_STAR, _ANY, _DIRS) and state + 2 not in out:
+                    out.add(state + 2)
+                    todo.append(state + 2)
+        return out
+
+    def _step(self, states: set[int], char: str) -> set[int]:
+        """Even state 2i: at token i; odd 2i + 1: inside the folders of a `**/` token i."""
+        out: set[int] = set()
+        for state in states:
+            i = state // 2
+            if i >= len(self.tokens):
+                continue
+            kind, literal = self.tokens[i]
+            if state % 2:  # inside `**/`: any character, and a `/` may end it
+                out.add(state)
+                if char == "/":
+                    out.add(2 * i + 2)
+            elif kind == _LIT:
+                if char == literal:
+                    out.add(state + 2)
+            elif kind in (_ONE, _STAR):
+                if char != "/":
+                    out.add(state + 2 if kind == _ONE else state)
+            elif kind == _ANY:
+                out.add(state)
+            else:  # _DIRS
+                out.add(state + 1)
+                if char == "/":
+                    out.add(state + 2)
+        return out
+
+
+def _tokens(pattern: str) -> list[tuple[int, str]]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append((_DIRS, ""))
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append((_ANY, ""))
+            i += 2
+        else:
+            c = pattern[i]
+            out.append((_STAR, "") if c == "*" else (_ONE, "") if c == "?" else (_LIT, c))
+            i += 1
+    return out
