@@ -74,18 +74,20 @@ def lint_files(
     report = lint(
         sorted(files), DictSource(files), config or Config(), tree=sorted(files), baseline=baseline
     )
+    lines: dict[str, int] = {}
     for d in report.diagnostics:
         if d.path in files:
-            assert_inside(d, files[d.path])
+            if d.path not in lines:
+                lines[d.path] = line_count(files[d.path])
+            assert 1 <= d.span.line <= lines[d.path] and d.span.column >= 1, (d, lines[d.path])
     return list(report.diagnostics)
 
 
-def assert_inside(d: Diagnostic, content: str | bytes) -> None:
-    """No finding lies outside its file's text: a place past the last line (or before the
-    first) is a place no editor, GitHub annotation or SARIF viewer can show."""
+def line_count(content: str | bytes) -> int:
+    """The lines a finding may be on: no finding lies outside its file's text (a place past
+    the last line is a place no editor, GitHub annotation or SARIF viewer can show)."""
     text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
-    lines = len(LineIndex(text, yaml=True).starts)
-    assert 1 <= d.span.line <= lines and d.span.column >= 1, (d, lines)
+    return len(LineIndex(text, yaml=True).starts)
 
 
 def found(

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import found
+from evallint.config import Config
 from evallint.model import Diagnostic, Report, Severity, Span
 from test_eee import MINIMAL_0_2_0
 
@@ -717,3 +718,17 @@ def test_a_glob_matches_ten_thousand_characters_in_linear_time() -> None:
     assert Glob("**a**a**a**a**a**a**a**a**b").regex is None  # never the backtracking regex
     assert _timed(2, lambda: Glob("**a**a**a**a**a**a**a**a**b").match("a" * 10_000)) is False
     assert _timed(2, lambda: Glob("**a**a**a**a**b").match("a" * 10_000 + "b")) is True
+
+
+def test_json_positions_cost_one_pass_however_many_findings() -> None:
+    """8,000 unknown keys in one JSON object once took 80 s: each position was sought by a
+    scan of the object from its start."""
+    keys = ", ".join(f'"k{i}": 1' for i in range(8000))
+    rubric = (
+        '{"id": "r", "version": "1.0.0", "checks": [{"kind": "php_lint", "id": "lint"}],\n'
+        f' "scoring": {{"combine": "all_pass", {keys}}}}}\n'
+    )
+    config = Config(max_repeats=0)
+    got = _timed(10, lambda: found("rubrics/r.json", rubric, config))
+    assert len(got) == 8000
+    assert got[-1][:3] == (2, rubric.splitlines()[1].index('"k7999"') + 1, "unknown-key")

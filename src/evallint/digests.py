@@ -29,6 +29,12 @@ def text_sha256_hex(data: bytes) -> str:
     return str(own(data).hexdigest()) if own is not None else sha256_hex(data)
 
 
+def text_sha256(data: bytes) -> Any:
+    """`text_sha256_hex`'s hash object, fed with `data`, to copy and feed more."""
+    own = _builtin("sha256")
+    return own(data) if own is not None else _hash("sha256", data)
+
+
 def sha1_hex(data: bytes) -> str:
     """The hex SHA-1 of `data` (git's blob ids; not for security)."""
     return str(_hash("sha1", data).hexdigest())

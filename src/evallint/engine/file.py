@@ -10,10 +10,10 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evallint.config import Config
-from evallint.digests import text_sha256_hex
+from evallint.digests import text_sha256
 from evallint.engine import suppressions
 from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
@@ -282,8 +282,11 @@ def place(
         other = doc if path in (None, doc.path) else project.document(path)
         if other is not None:
             related.append(Location(other.path, other.locate(pointer), note))
-    line = doc.line_text(span.line)
-    mark = fingerprint(rule_id, doc.path, line, finding.message)
+    # One string and one hashed prefix per line and rule, shared by every finding on it: a
+    # long line with thousands of findings would otherwise be copied and hashed for each.
+    line = doc.facts.get(doc.line_text, span.line, key=("line", span.line))
+    prefix = doc.facts.get(_prefix, rule_id, doc.path, line, key=(rule_id, span.line))
+    mark = _finish(prefix, finding.message)
     fix = doc.edit(finding.fix) if finding.fix is not None else None
     return Diagnostic(
         doc.path,
@@ -300,10 +303,22 @@ def place(
 
 
 def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
-    """What the finding is, not where: line numbers (also inside messages) are left out."""
-    words = re.sub(r"\d+", "#", message)
-    key = "\0".join((rule_id, path, " ".join(line_text.split()), words))
-    return text_sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
+    """What the finding is, not where: line numbers (also inside messages) are left out. The
+    SHA-256 of rule, path, the line's words and the message's, joined by NULs."""
+    return _finish(_prefix(rule_id, path, line_text), message)
+
+
+def _prefix(rule_id: str, path: str, line_text: str) -> Any:
+    """The fingerprint's hash fed with all but the message: the same for every finding of one
+    rule on one line, so hashed once and copied."""
+    key = "\0".join((rule_id, path, " ".join(line_text.split()), ""))
+    return text_sha256(key.encode("utf-8", "surrogateescape"))
+
+
+def _finish(prefix: Any, message: str) -> str:
+    hasher = prefix.copy()
+    hasher.update(re.sub(r"\d+", "#", message).encode("utf-8", "surrogateescape"))
+    return str(hasher.hexdigest())[:16]
 
 
 @record(frozen=False)

@@ -350,6 +350,8 @@ class _Seeker:
         # The root needs no scan: json.loads accepted the text, so only whitespace follows it.
         root = (_skip(text, 0), len(text.rstrip(_WS)))
         self.memo: dict[Pointer, Offsets | None] = {(): (root, None)}
+        # container pointer -> (offset, count) where its scan goes on; None: scanned whole
+        self.cursor: dict[Pointer, tuple[int, int] | None] = {}
 
     def _end(self, i: int) -> int:
         end: int = self.scan(self.text, i)[1]
@@ -359,32 +361,42 @@ class _Seeker:
         if pointer in self.memo:
             return self.memo[pointer]
         parent = self.seek(pointer[:-1])
-        found = None if parent is None else self._child(parent[0][0], pointer[-1])
+        found = None if parent is None else self._child(pointer[:-1], parent[0][0], pointer[-1])
         self.memo[pointer] = found
         return found
 
-    def _child(self, i: int, part: str | int) -> Offsets | None:
+    def _child(self, at: Pointer, i: int, part: str | int) -> Offsets | None:
+        """The child `part` of the container at `at` (starting at offset `i`). Every sibling
+        passed on the way is remembered, and the scan of a container resumes where the last
+        one stopped: thousands of findings in one object cost one pass over it, not one each."""
         text = self.text
         opener = text[i]
         if opener not in "{[" or (opener == "{") != isinstance(part, str):
             return None
-        i, count = _skip(text, i + 1), 0
+        resume = self.cursor.get(at, (_skip(text, i + 1), 0))
+        if resume is None:
+            return None  # scanned to its end already: `part` is not there
+        i, count = resume
         while text[i] not in "]}":
             key = None
             if opener == "{":
                 name, after = scanstring(text, i + 1)
                 key = (i, after)
                 i = _skip(text, _skip(text, after) + 1)  # past the colon
-                hit = name == part
+                child: str | int = name
             else:
-                hit = count == part
+                child = count
             end = self._end(i)
-            if hit:
-                return (i, end), key
+            found = ((i, end), key)
+            self.memo.setdefault((*at, child), found)  # a repeated key: the first, as before
             count += 1
             i = _skip(text, end)
             if text[i] == ",":
                 i = _skip(text, i + 1)
+            if child == part:
+                self.cursor[at] = (i, count)
+                return found
+        self.cursor[at] = None
         return None
 
 
