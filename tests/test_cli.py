@@ -234,9 +234,17 @@ def test_symlink_leaving_the_project_is_not_read(run: Run, tree: Tree, tmp_path:
     root = tree({"rubrics/tone.yaml": CLEAN_RUBRIC})
     (root / "rubrics" / "leak.yaml").symlink_to(outside)
     code, out, _ = run("check", "-v", cwd=root)
-    assert code == 0
-    assert "skipped rubrics/leak.yaml: symlink to outside the project, not read" in out
+    assert code == 1  # a rubric by its path, never read: an error, never a silent skip
+    assert (
+        "rubrics/leak.yaml:1:1: error: rubrics/leak.yaml is a symlink to outside the project; "
+        "it is not read [parse-error]"
+    ) in out
     assert "secret" not in out.replace(outside.name, "")
+    # Where no kind claims the path, the link is counted as a file not read.
+    (root / "rubrics" / "leak.yaml").unlink()
+    (root / "notes.yaml").symlink_to(outside)
+    code, out, _ = run("check", cwd=root)
+    assert code == 0 and "1 unreadable file skipped" in out
 
 
 def test_git_tree_walk_respects_gitignore(run: Run, tree: Tree) -> None:

@@ -322,12 +322,13 @@ def test_an_explicit_path_through_a_linked_folder_is_not_read(
     root = tree({"rubrics/ok.yaml": "id: x\n"})
     os.symlink(outside, root / "rubrics/linkdir")
     code, out, _ = run("check", "-v", "rubrics/linkdir/broken.yaml", cwd=root)
-    assert code == 0
+    assert code == 1  # a rubric by its path: evallint would check it, and cannot
     assert out.splitlines() == [
-        "skipped rubrics/linkdir/broken.yaml: outside the project, not read",
+        "rubrics/linkdir/broken.yaml:1:1: error: rubrics/linkdir/broken.yaml is outside the "
+        "project; it is not read [parse-error]",
         out.splitlines()[1],
     ]
-    assert out.splitlines()[1].startswith("0 files checked, 1 unreadable file skipped")
+    assert out.splitlines()[1].startswith("1 file checked: 1 error in 1 file")
 
 
 def test_schema_into_a_closed_pipe_ends_quietly() -> None:

@@ -66,4 +66,4 @@ def check(
     chosen_config = replace(chosen_config, max_repeats=0)  # a program gets every finding
     chosen = choose(args, here, root, in_git, chosen_config, diff=diff)
     report = lint_selection(chosen, root, in_git, chosen_config, today=today, cache=cache)
-    return replace(report, skipped=(*chosen.skipped, *report.skipped))
+    return replace(report, skipped=(*chosen.skipped, *report.skipped)).claimed_unread_fail()

@@ -126,6 +126,7 @@ class Skipped:
     reason: str
     unreadable: bool = False
     problem: tuple[Span, str] | None = None  # where it could not be read, and why
+    claimed: bool = False  # a kind claims it by its path: an error, however the run was asked
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -184,6 +185,24 @@ class Report:
     @property
     def unreadable(self) -> tuple[Skipped, ...]:
         return tuple(s for s in self.skipped if s.unreadable)
+
+    def claimed_unread_fail(self) -> Report:
+        """Files a kind claims by their path that were not read (a symlink out of the project)
+        are parse-errors, counted as checked: a file evallint would check is never skipped."""
+        failed = [s for s in self.skipped if s.claimed]
+        if not failed:
+            return self
+        found = sorted(
+            (*self.diagnostics, *(s.as_error() for s in failed)), key=Diagnostic.sort_key
+        )
+        return Report(
+            tuple(found),
+            self.files_checked + len(failed),
+            self.seconds,
+            tuple(s for s in self.skipped if not s.claimed),
+            self.notes,
+            self.kinds,
+        )
 
     def count(self, severity: Severity) -> int:
         """Every finding, also those the repeat cap left out: counts are never capped."""

@@ -407,7 +407,7 @@ def run_check(args: argparse.Namespace) -> int:
     report = run()
     if fixing:
         report = _apply_fixes(report, root, show=args.show_fixes, again=lambda: run(again=True))
-    report = replace(report, skipped=(*chosen.skipped, *report.skipped))
+    report = replace(report, skipped=(*chosen.skipped, *report.skipped)).claimed_unread_fail()
     if args.write_baseline:
         return _write_baseline(report, Path(args.write_baseline))
     if args.baseline:

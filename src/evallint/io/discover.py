@@ -10,7 +10,7 @@ from pathlib import Path
 from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.io import git
-from evallint.model import Skipped
+from evallint.model import Skipped, Span
 from evallint.parse import eval_files, format_of
 
 
@@ -68,9 +68,8 @@ def select(
             chosen.extend(_walk_dir(path, root, in_git, config, regular))
         elif not inside(path.parent, root):
             # rubrics/linkdir/x.yaml where linkdir leads out: never read what lies outside
-            skipped.append(
-                Skipped(display_path(path, root), "outside the project, not read", unreadable=True)
-            )
+            rel = display_path(path, root)
+            skipped.append(_out_link(rel, config, "is outside the project"))
         else:
             chosen.append(display_path(path, root))
     out, listed = [], []
@@ -90,7 +89,7 @@ def select(
         except OSError:
             continue
         if stat.S_ISLNK(mode) and not inside(Path(target), root):
-            skipped.append(Skipped(rel, "symlink to outside the project, not read"))
+            skipped.append(_out_link(rel, config, "is a symlink to outside the project"))
         elif stat.S_ISREG(mode) or (stat.S_ISLNK(mode) and os.path.isfile(target)):
             out.append(rel)
         elif not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
@@ -98,6 +97,22 @@ def select(
     # Named files the walk did not see count as possible links: they are asked one by one.
     links = None if in_git else frozenset(rel for rel in listed if rel not in regular)
     return out, skipped, listed, links
+
+
+def _out_link(rel: str, config: Config, what: str) -> Skipped:
+    """A file that leads out of the project, never read: counted as unreadable, and an error
+    where a kind claims its path (`rubrics/tone.yaml` linking to a file elsewhere), since
+    evallint would check that file and cannot."""
+    from evallint.kinds import claimed_kind, kind_named, path_kind
+
+    fmt = format_of(rel)
+    claimed = fmt is not None and bool(
+        kind_named(config.kind_name(rel)) or path_kind(rel, fmt) or claimed_kind(rel, fmt)
+    )
+    problem = (Span(1, 1, 1, 2), f"{rel} {what}; it is not read") if claimed else None
+    return Skipped(
+        rel, f"{what}, not read", unreadable=fmt is not None, problem=problem, claimed=claimed
+    )
 
 
 def listing(
