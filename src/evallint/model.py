@@ -189,7 +189,11 @@ class Report:
     def claimed_unread_fail(self) -> Report:
         """Files a kind claims by their path that were not read (a symlink out of the project)
         are parse-errors, counted as checked: a file evallint would check is never skipped."""
-        failed = [s for s in self.skipped if s.claimed]
+        return self.unread_fail(frozenset(s.path for s in self.skipped if s.claimed))
+
+    def unread_fail(self, paths: frozenset[str]) -> Report:
+        """The files of `paths` that were skipped unread made parse-errors, counted as checked."""
+        failed = [s for s in self.skipped if s.path in paths and (s.unreadable or s.claimed)]
         if not failed:
             return self
         found = sorted(
@@ -199,7 +203,7 @@ class Report:
             tuple(found),
             self.files_checked + len(failed),
             self.seconds,
-            tuple(s for s in self.skipped if not s.claimed),
+            tuple(s for s in self.skipped if s not in failed),
             self.notes,
             self.kinds,
         )

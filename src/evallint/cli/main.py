@@ -413,7 +413,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.baseline:
         report = _apply_baseline(report, args.baseline, cwd, root, chosen.baseline)
     if config.strict:
-        report = _named_unreadable_fail(report, chosen.named)
+        # Under --strict, a file named on the command line that cannot be read is an error.
+        report = report.unread_fail(chosen.named)
     report = _excluded_all(report, config.strict, config.source)
     # People read the capped report, whose counts still include what the cap left out.
     shown = report if machine else report.capped(limit)
@@ -551,24 +552,6 @@ def _excluded_all(report: Report, strict: bool, where: str) -> Report:
 
     error = Diagnostic(where or ".", Span(1, 1, 1, 2), "parse-error", Severity.ERROR, note)
     return replace(report, diagnostics=(*report.diagnostics, error))
-
-
-def _named_unreadable_fail(report: Report, named: frozenset[str]) -> Report:
-    """Under --strict, a file named on the command line that cannot be read is an error."""
-    failed = [s for s in report.unreadable if s.path in named]
-    if not failed:
-        return report
-    from evallint.model import Diagnostic
-
-    diagnostics = sorted(
-        (*report.diagnostics, *(s.as_error() for s in failed)), key=Diagnostic.sort_key
-    )
-    return replace(
-        report,
-        diagnostics=tuple(diagnostics),
-        files_checked=report.files_checked + len(failed),
-        skipped=tuple(s for s in report.skipped if s not in failed),
-    )
 
 
 def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None) -> None:

@@ -302,14 +302,10 @@ def place(
     )
 
 
-def fingerprint(rule_id: str, path: str, line_text: str, message: str) -> str:
-    """What the finding is, not where: line numbers (also inside messages) are left out. The
-    SHA-256 of rule, path, the line's words and the message's, joined by NULs."""
-    return _finish(_prefix(rule_id, path, line_text), message)
-
-
 def _prefix(rule_id: str, path: str, line_text: str) -> Any:
-    """The fingerprint's hash fed with all but the message: the same for every finding of one
+    """A finding's fingerprint says what it is, not where: line numbers (also inside messages)
+    are left out. It is the SHA-256 of rule, path, the line's words and the message's, joined
+    by NULs; this is that hash fed with all but the message, the same for every finding of one
     rule on one line, so hashed once and copied."""
     key = "\0".join((rule_id, path, " ".join(line_text.split()), ""))
     return text_sha256(key.encode("utf-8", "surrogateescape"))
