@@ -260,3 +260,20 @@ def test_lower_case_suite_names_are_matched_and_examples_carry_no_modeline(tmp_p
     for example in (REPO / "examples").rglob("*"):
         if example.is_file() and example.suffix in (".yaml", ".yml", ".json"):
             assert "$schema=" not in example.read_text(encoding="utf-8"), example
+
+
+@pytest.mark.parametrize("shape", ["link out", "pipe"])
+def test_settings_that_are_no_regular_file_are_never_written(tmp_path: Path, shape: str) -> None:
+    """A settings.json that links out of the project, or is a pipe, is neither written
+    through (a file elsewhere changed) nor waited on: the snippet is printed instead."""
+    root, outside = tmp_path / "repo", tmp_path / "elsewhere.json"
+    (root / ".vscode").mkdir(parents=True)
+    outside.write_text("{}\n")
+    target = root / ".vscode" / "settings.json"
+    if shape == "link out":
+        target.symlink_to(outside)
+    else:
+        os.mkfifo(target)
+    written, snippet = init_vscode(root)
+    assert snippet is not None and ".vscode/settings.json" not in written
+    assert outside.read_text() == "{}\n"

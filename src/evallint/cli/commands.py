@@ -65,14 +65,15 @@ def run_init(args: argparse.Namespace) -> int:
     from evallint.cli.settings import load_config
     from evallint.io.discover import find_root
 
-    root, _ = find_root(Path.cwd())
-    written, snippet = init_vscode(root, args.schemas, load_config(root))
+    root, in_git = find_root(Path.cwd())
+    written, snippet = init_vscode(root, args.schemas, load_config(root), in_git)
     for path in written:
         print(f"wrote {path}")
     if snippet is not None:
         print(
             ".vscode/settings.json holds comments or trailing commas, which a rewrite would "
-            f"lose: it was left as it is. Add these two settings to it:\n{snippet}"
+            "lose, or is no regular file: it was left as it is. Add these two settings to it:"
+            f"\n{snippet}"
         )
     return EXIT_OK
 

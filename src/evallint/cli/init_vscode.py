@@ -11,6 +11,7 @@ schema version, which no one setting can choose.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -27,9 +28,8 @@ from evallint.validation.schemas import schema_dir
 GLOBS = {k.schema: list(k.editor_globs) for k in KINDS if k.schema and k.editor_globs}
 
 
-def detected(root: Path, config: Config) -> dict[str, list[str]]:
+def detected(root: Path, config: Config, in_git: bool) -> dict[str, list[str]]:
     """schema name -> the files of the tree the linter reads as a kind no glob finds."""
-    in_git = (root / ".git").exists()
     paths, _, _, _ = select([], root, root, in_git, config)
     source = FsSource(root)
     found: dict[str, list[str]] = {}
@@ -72,13 +72,17 @@ def json_entries(folder: str, extra: dict[str, list[str]] | None = None) -> list
 
 
 def init_vscode(
-    root: Path, folder: str = ".vscode/evallint", config: Config | None = None
+    root: Path,
+    folder: str = ".vscode/evallint",
+    config: Config | None = None,
+    in_git: bool | None = None,
 ) -> tuple[list[str], str | None]:
     """Export the schemas under `folder` and merge `yaml.schemas` and `json.schemas` into the
     workspace settings: (the files written, and a snippet to paste when the settings file holds
     comments or trailing commas, VS Code's JSONC, which is left untouched rather than lose
     them)."""
-    extra = detected(root, config or Config())
+    git = (root / ".git").exists() if in_git is None else in_git
+    extra = detected(root, config or Config(), git)
     names = sorted({*GLOBS, *extra})
     target = root / folder
     target.mkdir(parents=True, exist_ok=True)
@@ -117,7 +121,10 @@ def init_vscode(
 
 def _read_settings(path: Path, root: Path) -> dict[str, object] | None:
     """The workspace settings as an object to merge into; None for JSONC (comments, trailing
-    commas), which VS Code allows and a rewrite would lose."""
+    commas), which VS Code allows and a rewrite would lose, and for anything but a regular
+    file, which is not written to."""
+    if path.is_symlink() or (os.path.lexists(path) and not path.is_file()):
+        return None  # a link (perhaps out of the project) or a pipe: never written through
     if not path.is_file():
         return {}
     text = path.read_text(encoding="utf-8")
