@@ -118,7 +118,7 @@ def test_select_and_ignore(run: Run, tree: Tree) -> None:
 def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree) -> None:
     """`--select yaml` is every yaml-* rule; `--ignore rubric` every rule that reads only
     rubrics; a selector that names nothing is a usage error with a did-you-mean."""
-    from evallint.cli.settings import expand_rules
+    from evallint.session.settings import expand_rules
 
     assert expand_rules(["version"]) == (
         "version-not-bumped",
@@ -441,7 +441,7 @@ def test_readme_configuration_example_is_valid() -> None:
     import re
     import tomllib
 
-    from evallint.cli.settings import from_table
+    from evallint.session.settings import from_table
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(.*?)```", readme, re.S)

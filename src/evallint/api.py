@@ -23,7 +23,6 @@ from pathlib import Path
 from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.model import Diagnostic, Report, Severity, Skipped, Span
-from evallint.records import replace
 
 __all__ = [
     "Config",
@@ -55,15 +54,16 @@ def check(
     for what the command reports with exit code 2 (a path that does not exist, a bad
     configuration, a base git does not know).
     """
-    from evallint.cli.selection import choose, lint_selection
-    from evallint.cli.settings import load_config
-    from evallint.io import discover
+    from evallint.session.check import Options
+    from evallint.session.check import check as run
 
-    here = Path(cwd) if cwd is not None else Path.cwd()
-    args = [os.fspath(p) for p in paths]
-    root, in_git = discover.project_root(args, here)
-    chosen_config = config if config is not None else load_config(root)
-    chosen_config = replace(chosen_config, max_repeats=0)  # a program gets every finding
-    chosen = choose(args, here, root, in_git, chosen_config, diff=diff)
-    report = lint_selection(chosen, root, in_git, chosen_config, today=today, cache=cache)
-    return replace(report, skipped=(*chosen.skipped, *report.skipped)).claimed_unread_fail()
+    options = Options(
+        paths=tuple(os.fspath(p) for p in paths),
+        cwd=Path(cwd) if cwd is not None else None,
+        config=config,
+        diff=diff,
+        today=today,
+        cache=cache,
+        every_finding=True,  # a program gets every finding
+    )
+    return run(options)

@@ -15,10 +15,10 @@ MAX_ROUNDS = 100  # `bump --update-refs`: rounds of bumps and moved pins
 
 def run_bump(args: argparse.Namespace) -> int:
     from evallint.cli.bump import bump
-    from evallint.cli.selection import choose
-    from evallint.cli.settings import load_config, today
     from evallint.io import discover
     from evallint.io.source import FsSource
+    from evallint.session.selection import choose
+    from evallint.session.settings import load_config, today
 
     cwd = Path.cwd()
     root, in_git = discover.project_root(args.paths, cwd)
@@ -62,8 +62,8 @@ def run_bump(args: argparse.Namespace) -> int:
 
 def run_init(args: argparse.Namespace) -> int:
     from evallint.cli.init_vscode import init_vscode
-    from evallint.cli.settings import load_config
     from evallint.io.discover import find_root
+    from evallint.session.settings import load_config
 
     root, in_git = find_root(Path.cwd())
     written, snippet = init_vscode(root, args.schemas, load_config(root), in_git)

@@ -19,6 +19,7 @@ from evallint.records import replace
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
     from evallint.model import Report
+    from evallint.session.check import Options
 
 EXIT_USAGE = 2
 
@@ -357,32 +358,49 @@ def _github_failure(message: str, environ: Mapping[str, str]) -> None:
         _append(environ["GITHUB_OUTPUT"], "error-count=\nwarning-count=\n")
 
 
-def run_check(args: argparse.Namespace) -> int:
-    from evallint.engine.parallel import tune_collector
+def options_of(args: argparse.Namespace) -> Options:
+    """The command line's flags as the options of one check."""
+    from evallint.session.check import Options
 
-    tune_collector()
-    from evallint.cli.selection import choose, lint_selection
-    from evallint.cli.settings import load_config, today, with_flags
-    from evallint.io import discover
-    from evallint.output import FORMATTERS, formatter
-
-    cwd = Path.cwd()
-    root, in_git = discover.project_root(args.paths, cwd)
-    config = load_config(root, Path(args.config) if args.config else None)
-    config = with_flags(
-        config,
+    machine = _machine(args)
+    fixing = args.fix or args.show_fixes
+    return Options(
+        paths=tuple(args.paths),
+        cwd=Path.cwd(),
+        config_file=Path(args.config) if args.config else None,
         strict=args.strict,
-        select=args.select,
-        ignore=args.ignore,
+        select=tuple(args.select),
+        ignore=tuple(args.ignore),
         eee_version=args.eee_version,
+        diff=args.diff,
+        base=args.base,
+        today=args.today,
+        jobs=args.jobs,
+        cache=not args.no_cache,
+        # Machine outputs carry every finding; fixes need every finding to carry its fix.
+        every_finding=bool(
+            machine or args.sarif_output or fixing or args.baseline or args.write_baseline
+        ),
     )
-    fmt = args.format
+
+
+def _format(args: argparse.Namespace) -> str:
+    fmt: str = args.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    machine = FORMATTERS[fmt].machine
-    limit = config.max_repeats
-    fixing = args.fix or args.show_fixes
-    if args.show_fixes and machine and args.output is None:
+    return fmt
+
+
+def _machine(args: argparse.Namespace) -> bool:
+    from evallint.output import FORMATTERS
+
+    return FORMATTERS[_format(args)].machine
+
+
+def _refuse(args: argparse.Namespace) -> None:
+    """Flags that contradict the output format."""
+    fmt = _format(args)
+    if args.show_fixes and _machine(args) and args.output is None:
         raise EvallintError(
             f"--show-fixes prints a diff on stdout, which --format {fmt} needs for itself: "
             "add --output FILE"
@@ -392,40 +410,40 @@ def run_check(args: argparse.Namespace) -> int:
             f"--statistics counts findings for people: it works with --format text, "
             f"not --format {fmt}"
         )
-    if machine or args.sarif_output or fixing or args.baseline or args.write_baseline:
-        # Machine outputs carry every finding; fixes need every finding to carry its fix.
-        config = replace(config, max_repeats=0)
-    chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
 
-    def run(again: bool = False) -> Report:
-        when = today(args.today, os.environ)
-        enabled = not args.no_cache
-        return lint_selection(
-            chosen, root, in_git, config, today=when, jobs=args.jobs, cache=enabled, again=again
-        )
 
-    report = run()
-    if fixing:
-        report = _apply_fixes(report, root, show=args.show_fixes, again=lambda: run(again=True))
-    report = replace(report, skipped=(*chosen.skipped, *report.skipped)).claimed_unread_fail()
+def run_check(args: argparse.Namespace) -> int:
+    from evallint.engine.parallel import tune_collector
+
+    tune_collector()
+    from evallint.output import formatter
+    from evallint.session import check
+
+    _refuse(args)
+    options = options_of(args)
+    planned = check.plan(options)
+    report = check.run(planned, options)
+    if args.fix or args.show_fixes:
+        again = lambda: check.run(planned, options, again=True)  # noqa: E731
+        report = _apply_fixes(report, planned.root, show=args.show_fixes, again=again)
+    report = check.settle(report, planned)
     if args.write_baseline:
         return _write_baseline(report, Path(args.write_baseline))
     if args.baseline:
-        report = _apply_baseline(report, args.baseline, cwd, root, chosen.baseline)
-    if config.strict:
-        # Under --strict, a file named on the command line that cannot be read is an error.
-        report = report.unread_fail(chosen.named)
-    report = _excluded_all(report, config.strict, config.source)
+        cwd, root = planned.cwd, planned.root
+        report = _apply_baseline(report, args.baseline, cwd, root, planned.chosen.baseline)
+    report = check.verdict(report, planned)
+    fmt = _format(args)
     # People read the capped report, whose counts still include what the cap left out.
-    shown = report if machine else report.capped(limit)
+    shown = report if _machine(args) else report.capped(planned.limit)
     if fmt == "text":  # GitHub's annotations and the step summary name files from the root
-        shown = _from_here(shown, root, cwd)
+        shown = _from_here(shown, planned.root, planned.cwd)
     _write(_render(fmt, shown, args), args.output)
     if args.sarif_output:
         _write(formatter("sarif")(report), args.sarif_output)
     if fmt == "github":
         _github_files(shown, os.environ, args.sarif_output)
-    return 0 if args.exit_zero else report.exit_code(strict=config.strict)
+    return 0 if args.exit_zero else report.exit_code(strict=planned.config.strict)
 
 
 def _apply_fixes(report: Report, root: Path, *, show: bool, again: Callable[[], Report]) -> Report:
@@ -536,22 +554,6 @@ def _color(environ: Mapping[str, str], *, terminal: bool) -> bool:
     if environ.get("FORCE_COLOR"):
         return True
     return terminal
-
-
-def _excluded_all(report: Report, strict: bool, where: str) -> Report:
-    """`exclude` that leaves nothing to check says so (an error under --strict): a pull request
-    that edits the configuration cannot make a run pass by checking nothing in silence."""
-    excluded = sum(1 for s in report.skipped if s.reason == "excluded by the configuration")
-    if report.files_checked or not excluded:
-        return report
-    files = f"{excluded:,} file{'' if excluded == 1 else 's'}"
-    note = f"the configuration's exclude leaves nothing to check ({files} excluded)"
-    if not strict:
-        return replace(report, notes=(*report.notes, note))
-    from evallint.model import Diagnostic, Severity, Span
-
-    error = Diagnostic(where or ".", Span(1, 1, 1, 2), "parse-error", Severity.ERROR, note)
-    return replace(report, diagnostics=(*report.diagnostics, error))
 
 
 def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None) -> None:

@@ -206,7 +206,7 @@ def _settings_notes(
     """A note for each settings file whose evallint settings the change edits: a pull request
     that ignores a rule or excludes a folder is checked by its own settings, and a reviewer
     should know."""
-    from evallint.cli.settings import SETTINGS_FILES, settings_in
+    from evallint.session.settings import SETTINGS_FILES, settings_in
 
     named = {p for c in changes for p in (c.path, c.old_path) if p in SETTINGS_FILES}
     if not named:
