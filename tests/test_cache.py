@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evallint.config import Config
-from evallint.engine import index
 from evallint.engine import run as run_module
+from evallint.engine import summary
 from evallint.engine.run import lint
 from evallint.io import discover
 from evallint.io.cache import FOLDER, TreeCache, blob_id, open_cache
@@ -224,9 +224,9 @@ def test_two_runs_at_once_share_the_cache(r: Repo) -> None:
 
 def test_summaries_reject_what_to_json_never_writes() -> None:
     digest = {"expected_facts": ["fact_match check 'f'"], "composite": ["rubric/b@1"]}
-    good = index.Summary("rubric/a@1 rubric/b", "rubric", "a", "1.0.0", "'1.0.0'", digest)
-    assert index.Summary.from_json(good.to_json()) == good
-    assert index.Summary.from_json("rubric/a") == index.Summary("rubric/a")
+    good = summary.Summary("rubric/a@1 rubric/b", "rubric", "a", "1.0.0", "'1.0.0'", digest)
+    assert summary.Summary.from_json(good.to_json()) == good
+    assert summary.Summary.from_json("rubric/a") == summary.Summary("rubric/a")
     damaged: list[JSON] = [
         None,
         3,
@@ -236,14 +236,14 @@ def test_summaries_reject_what_to_json_never_writes() -> None:
         ["", "rubric", "a", None, None],  # the format before digests
     ]
     for bad in damaged:
-        assert index.Summary.from_json(bad) is None
-    assert index.Summary.from_json(["", "rubric", 1, None, None, None]) is None
-    assert index.Summary.from_json(["", "rubric", "a", 1.0, None, None]) is None
-    assert index.Summary.from_json(["", None, "a", None, None, None]) is None
-    assert index.Summary.from_json(["", "dataset", "a", None, None, None]) is None  # no definer
+        assert summary.Summary.from_json(bad) is None
+    assert summary.Summary.from_json(["", "rubric", 1, None, None, None]) is None
+    assert summary.Summary.from_json(["", "rubric", "a", 1.0, None, None]) is None
+    assert summary.Summary.from_json(["", None, "a", None, None, None]) is None
+    assert summary.Summary.from_json(["", "dataset", "a", None, None, None]) is None  # no definer
     digest_damages: list[JSON] = [[], {"composite": "rubric/b"}, {"composite": [1]}]
     for damage in digest_damages:
-        assert index.Summary.from_json(["", "rubric", "a", None, None, damage]) is None
+        assert summary.Summary.from_json(["", "rubric", "a", None, None, damage]) is None
 
 
 def test_a_definer_whose_id_cannot_be_read_is_named_from_its_summary(r: Repo, run: Run) -> None:
@@ -301,7 +301,7 @@ def test_a_definer_gone_since_its_summary_stays_of_its_kind(tmp_path: Path) -> N
     removed since the listing) is an empty, unparsed judge: never taken for another kind."""
     from evallint.kinds import ai_eval
 
-    entry = index._load("judges/gone.yaml", ai_eval.JUDGE, FsSource(tmp_path), Config())
+    entry = summary.load_definer("judges/gone.yaml", ai_eval.JUDGE, FsSource(tmp_path), Config())
     assert entry.kind is ai_eval.JUDGE
     assert not entry.doc.ok and entry.doc.data == {}
 
@@ -349,8 +349,8 @@ def test_summaries_made_by_two_processes_are_those_one_makes(
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
     alone = cache.read_bytes()
     cache.unlink()
-    monkeypatch.setattr(index, "SPLIT_FROM", 2)
-    monkeypatch.setattr(index, "count_for", lambda files, jobs: 2)
+    monkeypatch.setattr(summary, "SPLIT_FROM", 2)
+    monkeypatch.setattr(summary, "count_for", lambda files, jobs: 2)
     assert (
         _lint(r, ["datasets/d0.yaml"])[0] == one == ["datasets/d0.yaml:4:17: unknown-ref-version"]
     )
@@ -425,4 +425,4 @@ def test_a_file_may_define_an_id_when_it_holds_every_needle_of_a_defining_kind(
 
     raw = b" ".join(parts)
     expected = any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
-    assert index._may_define(raw) == expected
+    assert summary.may_define(raw) == expected

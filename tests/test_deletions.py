@@ -295,9 +295,9 @@ def test_a_record_the_memo_lacks_is_found_by_the_id_it_shares(
 ) -> None:
     """The memo was written while the record was changed, so it lacks it; changed back, the
     record is summarized by the run itself, and found by the id a new record takes."""
-    from evallint.engine import index
+    from evallint.engine import backed
 
-    monkeypatch.setattr(index, "MEMO_FROM", 1)
+    monkeypatch.setattr(backed, "MEMO_FROM", 1)
     record = json.dumps({**MINIMAL_0_2_0, "evaluation_id": "e/1"}, indent=2) + "\n"
     repo.commit({f"{FOLDER}/{UUID}.json": record})
     repo.git("checkout", "-q", "main")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evallint.engine import index
+from evallint.engine import backed
 from evallint.errors import EvallintError
 from evallint.io import cache as cache_module
 from evallint.io import memo as memo_module
@@ -58,7 +58,7 @@ BASE = {
 
 @pytest.fixture(autouse=True)
 def _memo_in_small_trees(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(index, "MEMO_FROM", 1)
+    monkeypatch.setattr(backed, "MEMO_FROM", 1)
 
 
 def _repo(root: Path) -> Repo:
@@ -252,7 +252,7 @@ def test_files_named_in_a_large_tree_find_what_the_listing_of_the_tree_finds(
         paths = _pending(repo)
         first, warm = _named(run, repo, paths), _named(run, repo, paths)
         with pytest.MonkeyPatch.context() as small:
-            small.setattr(index, "MEMO_FROM", 10**9)
+            small.setattr(backed, "MEMO_FROM", 10**9)
             assert first == warm == _named(run, repo, paths)
 
 

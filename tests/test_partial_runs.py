@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evallint
-from evallint.engine import index
+from evallint.engine import backed
 from evallint.model import Diagnostic
 from test_deletions import INSTANCE, SUITE
 from test_eee import MINIMAL_0_2_0
@@ -238,7 +238,7 @@ def test_a_run_over_a_change_finds_what_the_change_causes(
     memo = cache != "cold"  # whether the runs after the change use the cache
     with pytest.MonkeyPatch.context() as large:
         if cache == "memo":
-            large.setattr(index, "MEMO_FROM", 1)
+            large.setattr(backed, "MEMO_FROM", 1)
         if memo:
             evallint.check(cwd=root, diff="main")  # fills the cache
             evallint.check(cwd=root, diff="main")  # writes the memo, when asked to
@@ -291,7 +291,7 @@ def _after_change(
     repo = Repo(tmp_path / "repo")
     repo.commit(_tree(), "base")
     if memo:
-        monkeypatch.setattr(index, "MEMO_FROM", 1)
+        monkeypatch.setattr(backed, "MEMO_FROM", 1)
         evallint.check(cwd=repo.root, diff="main")  # fills the cache
         evallint.check(cwd=repo.root, diff="main")  # writes the memo
     _change(repo, *change)

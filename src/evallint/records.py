@@ -54,15 +54,23 @@ def field(
 @overload
 def record(cls: type[_T], /) -> type[_T]: ...
 @overload
-def record(*, frozen: bool = True, eq: bool = True) -> Callable[[type[_T]], type[_T]]: ...
+def record(
+    *, frozen: bool = True, eq: bool = True, kw_only: bool = False
+) -> Callable[[type[_T]], type[_T]]: ...
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def record(
-    cls: type[_T] | None = None, /, *, frozen: bool = True, eq: bool = True
+    cls: type[_T] | None = None,
+    /,
+    *,
+    frozen: bool = True,
+    eq: bool = True,
+    kw_only: bool = False,
 ) -> type[_T] | Callable[[type[_T]], type[_T]]:
-    """Make `cls` a record of the fields its annotations name, with slots."""
+    """Make `cls` a record of the fields its annotations name, with slots. `kw_only`: its
+    fields are given by name (a record of many fields, most of them defaults)."""
 
     def make(cls: type[_T]) -> type[_T]:
-        return _make(cls, frozen=frozen, eq=eq)
+        return _make(cls, frozen=frozen, eq=eq, kw_only=kw_only)
 
     return make if cls is None else make(cls)
 
@@ -80,7 +88,7 @@ def fields_of(obj: object) -> tuple[str, ...]:
     return tuple(getattr(obj, _FIELDS))
 
 
-def _make(cls: type[_T], *, frozen: bool, eq: bool) -> type[_T]:
+def _make(cls: type[_T], *, frozen: bool, eq: bool, kw_only: bool) -> type[_T]:
     specs: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
         specs.update(getattr(base, _FIELDS, {}))
@@ -116,17 +124,20 @@ def _make(cls: type[_T], *, frozen: bool, eq: bool) -> type[_T]:
     made: type[_T] = type(cls.__name__, cls.__bases__, body)
     made.__qualname__ = cls.__qualname__
     if lazy:
-        type.__setattr__(made, "__init__", _compiled_on_first_use(made, specs, frozen))
+        type.__setattr__(made, "__init__", _compiled_on_first_use(made, specs, frozen, kw_only))
     return made
 
 
-def _compiled_on_first_use(owner: type, specs: dict[str, Field], frozen: bool) -> Any:
+def _compiled_on_first_use(
+    owner: type, specs: dict[str, Field], frozen: bool, kw_only: bool = False
+) -> Any:
     """An `__init__` that compiles the real one when the class first makes a record, and puts
     it in its place: a check defines some fifty record classes and uses about half of them, and
     compiling one costs 70 us."""
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        real = _init(owner.__qualname__, specs, frozen, hasattr(owner, "__post_init__"))
+        post = hasattr(owner, "__post_init__")
+        real = _init(owner.__qualname__, specs, frozen, post, kw_only)
         type.__setattr__(owner, "__init__", real)
         real(self, *args, **kwargs)
 
@@ -146,7 +157,9 @@ def _key_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return get  # with several names it returns the tuple
 
 
-def _init(qualname: str, specs: dict[str, Field], frozen: bool, post: bool) -> Any:
+def _init(
+    qualname: str, specs: dict[str, Field], frozen: bool, post: bool, kw_only: bool = False
+) -> Any:
     """One compiled `__init__`: a generic one would pay a loop and a dict on every record."""
     names: dict[str, Any] = {"_MISSING": _MISSING, "_put": object.__setattr__}
     params, lines = [], []
@@ -168,6 +181,8 @@ def _init(qualname: str, specs: dict[str, Field], frozen: bool, post: bool) -> A
         lines.append(f"_put(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
     if post:
         lines.append("self.__post_init__()")
+    if kw_only and params:
+        params.insert(0, "*")
     source = f"def __init__(self, {', '.join(params)}):\n " + "\n ".join(lines or ["pass"])
     exec(source, names)
     init = names["__init__"]

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evallint.config import Config
-from evallint.engine import index, parallel
+from evallint.engine import backed, index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
+from evallint.engine.summary import Store
 from evallint.io.source import Overlay, Source
-from evallint.kinds.eee import beside
+from evallint.kinds import companions
 from evallint.model import Checked, Diagnostic, Report
 from evallint.project import Entry, Project
 from evallint.read import read_entry
@@ -39,7 +40,7 @@ def lint(
     rules: Sequence[Rule] = ALL_RULES,
     jobs: int | None = None,
     gone: frozenset[str] = frozenset(),
-    store: index.Store | None = None,
+    store: Store | None = None,
     links: frozenset[str] | None = None,
     deleted: Sequence[Entry] = (),
     touched: frozenset[str] = frozenset(),
@@ -98,6 +99,7 @@ def lint(
         store=store,
         jobs=jobs,
         files=run.files,
+        asks=tuple(r.asks for r, _ in run.active if r.asks is not None),
     )
     head = indexed.project
     base = base_of(head, baseline)  # built once
@@ -144,14 +146,14 @@ def _unread(entries: Sequence[Entry], diagnostics: Sequence[Diagnostic]) -> set[
     return failed - {e.path for e in entries if e.path in failed} if failed else failed
 
 
-def _asks_many(paths: Sequence[str], store: index.Store | None, tree: Sequence[str]) -> bool:
+def _asks_many(paths: Sequence[str], store: Store | None, tree: Sequence[str]) -> bool:
     """Whether the run will ask of most of the tree's files whether they lead out of the
     project: it reads many files, or summarizes the tree with no cache to take summaries from.
     A warm partial run asks only of the files git does not know clean (and of the files its own
     files name): a stat each beats reading every folder of a large tree."""
     if len(paths) >= KNOW_LINKS_FROM or store is None:
         return True
-    return index.memo_for(store, len(tree), len(paths)) is None and not store.kept()
+    return backed.memo_for(store, len(tree), len(paths)) is None and not store.kept()
 
 
 def _companions(
@@ -160,17 +162,17 @@ def _companions(
     """The records outside the run beside a file the change made, changed or deleted, and
     that file. Each reads the other (an EEE aggregate its instance file's bytes, the instance
     records their aggregate's ids), so a change to one can break the other, which the change
-    does not touch."""
+    does not touch (`Kind.companion`)."""
     out = []
     for path in sorted(touched):
-        other = beside(path)
-        if other is None or other in done or other in touched:
-            continue
-        if other not in run.files or run.outside(other):
-            continue
-        found = read_entry(other, source, run.config)
-        if isinstance(found, Entry):
-            out.append((found, path))
+        for other in companions(path):
+            if other in done or other in touched:
+                continue
+            if other not in run.files or run.outside(other):
+                continue
+            found = read_entry(other, source, run.config)
+            if isinstance(found, Entry):
+                out.append((found, path))
     return out
 
 

@@ -16,12 +16,14 @@ from evallint.model import JSON
 
 __all__ = [
     "BY_NAME",
+    "COMPOSING",
     "KINDS",
     "NAMING_FILES",
     "REFERRING",
     "VERSIONED",
     "Kind",
     "claimed_kind",
+    "companions",
     "content_kind",
     "declared_kind",
     "items",
@@ -53,6 +55,14 @@ BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}
 VERSIONED = tuple(k for k in KINDS if k.versioned)  # an id and a version the version rules track
 REFERRING = tuple(k for k in KINDS if k.references)  # rubric/{id}@{pin} references
 NAMING_FILES = tuple(k for k in KINDS if k.file_refs)  # files the format reads at run time
+COMPOSING = tuple(k for k in KINDS if k.composes)  # definers composed of others of their kind
+_COMPANIONS = tuple(dict.fromkeys(k.companion for k in KINDS if k.companion))
+
+
+def companions(path: str) -> list[str]:
+    """The files that read `path` beside them, or that it reads (`Kind.companion`), whatever
+    the kinds of the two: a change to `path` is checked in them."""
+    return sorted({c for find in _COMPANIONS if (c := find(path)) is not None and c != path})
 
 
 def kind_named(name: str | None) -> Kind | None:

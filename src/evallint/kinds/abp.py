@@ -66,12 +66,11 @@ def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
 
 
 EVALS = Kind(
-    "abp-evals",
-    "ai_best_practices evals.json",
-    "abp-evals",
-    frozenset({"json"}),
-    None,
-    _evals_shape,
+    name="abp-evals",
+    title="ai_best_practices evals.json",
+    schema="abp-evals",
+    formats=frozenset({"json"}),
+    by_content=_evals_shape,
     case_ids=evals_ids,
     file_refs=evals_files,
     claim=named("evals.json"),
@@ -80,12 +79,11 @@ EVALS = Kind(
 )
 
 STATIC_CHECKS = Kind(
-    "abp-static-checks",
-    "ai_best_practices static-checks.json",
-    "abp-static-checks",
-    frozenset({"json"}),
-    None,
-    _named("static-checks.json"),
+    name="abp-static-checks",
+    title="ai_best_practices static-checks.json",
+    schema="abp-static-checks",
+    formats=frozenset({"json"}),
+    by_content=_named("static-checks.json"),
     file_refs=lambda data: _skill_file(data),
     claim=named("static-checks.json"),
     editor_globs=("**/static-checks.json",),

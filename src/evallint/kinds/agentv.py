@@ -213,12 +213,11 @@ def _kind(
     markers: tuple[tuple[str, ...], ...] = (),
 ) -> Kind:
     return Kind(
-        name,
-        title,
-        name,
-        _YAML,
-        None,
-        _is(name),
+        name=name,
+        title=title,
+        schema=name,
+        formats=_YAML,
+        by_content=_is(name),
         case_ids=case_ids,
         file_refs=file_refs,
         claim=claim,

@@ -74,14 +74,15 @@ CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]
 FileRefs = Callable[[JSON], Iterator[FileRef]]
 
 
-@record
+@record(kw_only=True)
 class Kind:
-    """One kind of eval file: how it is recognised, validated and cross-referenced."""
+    """One kind of eval file: how it is recognised, validated and cross-referenced. Built with
+    keywords: a new kind says what it has, and every hook it lacks is off."""
 
     name: str
     title: str
-    schema: str | None
     formats: frozenset[str]
+    schema: str | None = None
     by_path: PathTest | None = None  # path evidence, strongest after config and $schema
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
     # Path evidence weaker than the content (which may name another kind of the family) that
@@ -116,6 +117,13 @@ class Kind:
     # their summaries.
     mentions: Callable[[JSON], Iterable[str]] | None = None
     mention_needles: tuple[bytes, ...] = ()
+    # A definer of this kind may be composed of others of its namespace, and then asks of the
+    # files that refer to it what they ask (rubric composites): a partial run follows a change
+    # up the chain of composers.
+    composes: bool = False
+    # The file a file of this kind reads beside it, from its path (EEE's aggregate and its
+    # instance records): a change to either is checked in the other. None: not such a path.
+    companion: Callable[[str], str | None] | None = None
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

@@ -90,34 +90,6 @@ def envelope_mentions(data: JSON) -> list[str]:
     return [text for _, text in envelope_refs(data)]
 
 
-AGGREGATE = Kind(
-    "eee-aggregate",
-    "Every Eval Ever aggregate record",
-    None,
-    frozenset({"json"}),
-    None,
-    _is_aggregate,
-    schema_of=aggregate_schema,
-    forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
-    shared=("evaluation_id",),  # eee-duplicate-evaluation-id compares it across files
-    mentions=envelope_mentions,
-    mention_needles=(b"_versions",),  # rubric_versions, judge_versions
-    claim=in_layout,
-    markers=(("schema_version", "evaluation_results"), ("model_info", "evaluation_results")),
-)
-
-
-INSTANCE_VERSIONS = ("0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
-
-
-# Every spelling of an instance schema's version producers use (`instance_level_eval_0.2.2`, or
-# the aggregate's `0.2.1`), looked up once per record instead of worked out.
-_INSTANCE = {v: v for v in INSTANCE_VERSIONS} | {
-    f"instance_level_eval_{v}": v for v in INSTANCE_VERSIONS
-}
-_INSTANCE_SCHEMA = {spelling: f"eee/instance_{v}" for spelling, v in _INSTANCE.items()}
-
-
 INSTANCES = "_samples.jsonl"  # what an instance file's name ends with
 
 
@@ -130,6 +102,33 @@ def beside(path: str) -> str | None:
     if path.endswith(".json"):
         return path.removesuffix(".json") + INSTANCES
     return None
+
+
+AGGREGATE = Kind(
+    name="eee-aggregate",
+    title="Every Eval Ever aggregate record",
+    formats=frozenset({"json"}),
+    by_content=_is_aggregate,
+    schema_of=aggregate_schema,
+    forced_schema=lambda v: f"eee/eval_{v}" if v in CHECKED else None,
+    shared=("evaluation_id",),  # eee-duplicate-evaluation-id compares it across files
+    mentions=envelope_mentions,
+    mention_needles=(b"_versions",),  # rubric_versions, judge_versions
+    claim=in_layout,
+    markers=(("schema_version", "evaluation_results"), ("model_info", "evaluation_results")),
+    companion=beside,
+)
+
+
+INSTANCE_VERSIONS = ("0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.3.0")
+
+
+# Every spelling of an instance schema's version producers use (`instance_level_eval_0.2.2`, or
+# the aggregate's `0.2.1`), looked up once per record instead of worked out.
+_INSTANCE = {v: v for v in INSTANCE_VERSIONS} | {
+    f"instance_level_eval_{v}": v for v in INSTANCE_VERSIONS
+}
+_INSTANCE_SCHEMA = {spelling: f"eee/instance_{v}" for spelling, v in _INSTANCE.items()}
 
 
 def instance_schema(data: JSON) -> str | None:
@@ -162,17 +161,16 @@ def _is_instance(path: str, data: JSON) -> bool:
 
 
 INSTANCE = Kind(
-    "eee-instance",
-    "Every Eval Ever instance records",
-    None,
-    frozenset({"jsonl"}),
-    None,
-    _is_instance,
+    name="eee-instance",
+    title="Every Eval Ever instance records",
+    formats=frozenset({"jsonl"}),
+    by_content=_is_instance,
     schema_of=instance_schema,
     per_record=True,
     forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
     claim=lambda path: path.endswith("_samples.jsonl"),
     markers=(("evaluation_id", "sample_id", "interaction_type"),),
+    companion=beside,
 )
 
 RECORDS = (AGGREGATE, INSTANCE)

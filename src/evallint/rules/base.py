@@ -12,6 +12,7 @@ from evallint.records import field, record
 if TYPE_CHECKING:
     from evallint.kinds import Kind
     from evallint.parse import Document
+    from evallint.project import Definition, Project
     from evallint.rules.api import Context
 
 Check = Callable[["Document", "Context"], Iterable[Finding]]
@@ -21,6 +22,10 @@ Keeps = Callable[["Document"], Iterable[Pointer]]
 # Why a file is checked: it is in the run ("own": every rule), the run's ids affect it ("refs":
 # rules that look at other files' definitions), or it names a file the change deletes ("files").
 Scope = Literal["own", "refs", "files"]
+# What a definer asks of the files that refer to it (a rubric's checks ask questions for facts):
+# truthy when a change to the definer may give a referrer a finding of the rule, so that a
+# partial run checks the referrers outside it (`Rule.asks`).
+Asks = Callable[["Project", "Definition"], object]
 
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _EXAMPLE = re.compile(
@@ -58,6 +63,7 @@ class Rule:
     fixable: bool = False  # its findings may carry a safe fix (`check --fix` applies them)
     reads_project: bool = False  # reads other files' definitions (beyond cross_file's rules)
     keeps: Keeps | None = field(default=None, compare=False)  # None: the whole document
+    asks: Asks | None = field(default=None, compare=False)
 
     @property
     def uses_project(self) -> bool:
@@ -118,6 +124,7 @@ def rule(
     fixable: bool = False,
     reads_project: bool = False,
     keeps: Keeps | None = None,
+    asks: Asks | None = None,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -138,6 +145,7 @@ def rule(
             fixable,
             reads_project,
             keeps,
+            asks,
         )
 
     return wrap

@@ -74,7 +74,19 @@ def _needs(project: Project, rubric: Definition) -> dict[str, str]:
     return out
 
 
-@rule("question-missing-inputs", Severity.WARNING, kinds=(ai_eval.DATASET,), cross_file=True)
+def _asks(project: Project, target: Definition) -> bool:
+    """A rubric asks questions for the fields its checks need: a change to it (or to one it
+    composes) may leave a dataset that names it without them."""
+    return target.namespace == ai_eval.RUBRIC.namespace and bool(needs(project, target))
+
+
+@rule(
+    "question-missing-inputs",
+    Severity.WARNING,
+    kinds=(ai_eval.DATASET,),
+    cross_file=True,
+    asks=_asks,
+)
 def question_missing_inputs(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A question's rubric needs `expected_facts` or `expected_tools` the question does not give.
 
