@@ -15,7 +15,7 @@ from evallint.baseline import Baseline
 from evallint.cli.main import main
 from evallint.config import Config
 from evallint.engine.run import lint
-from evallint.io.git import Base, Change
+from evallint.io.gitout import Base, Change
 from evallint.model import Diagnostic
 from evallint.parse.positions import LineIndex
 from evallint.project import Entry

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from evallint.cli.main import _color
+from evallint.cli.checking import _color
 from evallint.model import Diagnostic, Report, Severity, Span
 from evallint.output.text import render_text
 
@@ -257,7 +257,7 @@ def test_bash_completion_offers_commands_and_each_commands_options(tmp_path: Pat
     import subprocess
 
     from evallint.cli.completion import render
-    from evallint.cli.main import build_parser
+    from evallint.cli.parser import build_parser
 
     bash = shutil.which("bash")
     if bash is None:
@@ -282,7 +282,7 @@ def test_bash_completion_offers_commands_and_each_commands_options(tmp_path: Pat
 
 def test_fish_and_zsh_completion_name_every_command() -> None:
     from evallint.cli.completion import render
-    from evallint.cli.main import build_parser
+    from evallint.cli.parser import build_parser
 
     fish = render("fish", build_parser())
     assert "complete -c evallint -n __fish_use_subcommand -a rule -d " in fish

@@ -20,12 +20,11 @@ from evallint.io.git import (
     GitRepo,
     Listing,
     Pending,
-    _base_tree,
-    _tagged,
     clean_blobs,
     deleted_files,
     tree_files,
 )
+from evallint.io.gitout import base_tree, tagged
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -658,7 +657,7 @@ def test_the_listing_reads_every_line_as_a_plain_reading_does(lines: list[str]) 
             seen.add(key)
             unique.append(line)
     lines = unique
-    found = _tagged(lines)
+    found = tagged(lines)
     files, blobs, untracked, deleted = _tagged_plainly(lines)
     # The files in no order that matters (every caller sorts them); the rest as listed.
     assert sorted(found.files) == sorted(files)
@@ -687,7 +686,7 @@ def test_the_base_tree_is_read_as_a_plain_reading_does(entries: list[str], plain
         files[path] = None
         if kind == "blob" and mode in ("100644", "100755"):
             blobs[path] = blob
-    assert _base_tree(entries) == (files, blobs)
+    assert base_tree(entries) == (files, blobs)
 
 
 def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:

@@ -211,7 +211,7 @@ def test_the_format_choices_are_the_output_table() -> None:
     """An output format is its module and its row: the CLI offers every row."""
     import argparse
 
-    from evallint.cli.main import build_parser
+    from evallint.cli.parser import build_parser
     from evallint.output import FORMATTERS
 
     parser = build_parser()
@@ -229,3 +229,77 @@ def test_no_import_circles() -> None:
 
 def test_the_circle_finder_finds_circles() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# The registries and the shared parts of `kinds/` and `rules/`: what the engine and the rule
+# families may import. Everything else under them is one particular format or family.
+_GENERIC = {
+    "evallint.kinds",
+    "evallint.kinds.base",
+    "evallint.rules",
+    "evallint.rules.api",
+    "evallint.rules.base",
+}
+
+
+def _particular(target: str) -> bool:
+    return target.startswith(("evallint.kinds.", "evallint.rules.")) and target not in _GENERIC
+
+
+def test_the_engine_imports_no_particular_kind_or_rule_family() -> None:
+    """A kind or rule says what the engine needs of it through hooks (`Kind.composes`,
+    `Kind.companion`, `Rule.asks`): the engine never names one, so a new kind needs no edit
+    there."""
+    graph = _graph()
+    found = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        if module.startswith("evallint.engine")
+        for target in sorted(targets)
+        if _particular(target)
+    ]
+    assert found == []
+
+
+def test_no_rule_family_imports_another() -> None:
+    """What two families share lives below them: in the kind's module, or in `rules/api.py`."""
+    graph = _graph()
+    found = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        if _particular(module) and module.startswith("evallint.rules.")
+        for target in sorted(targets)
+        if _particular(target) and target.startswith("evallint.rules.")
+    ]
+    assert found == []
+
+
+def test_the_api_and_the_session_import_nothing_from_the_cli() -> None:
+    """One check is set up in `session/`, below the command line, the API and the language
+    server alike."""
+    graph = _graph()
+    users = [m for m in graph if m == "evallint.api" or m.startswith("evallint.session")]
+    assert users
+    assert [f"{m} imports {t}" for m in users for t in graph[m] if ".cli" in t] == []
+
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+
+
+def test_rooms_stay_small() -> None:
+    """No module over 500 lines, no function over 60 (docstring included): a module says one
+    thing, and a function can be read at once."""
+    big, long = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(PACKAGE).as_posix()
+        if text.count("\n") > MAX_MODULE_LINES:
+            big.append(f"{name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{name}:{node.lineno} {node.name}: {size} lines")
+    assert big == []
+    assert long == []

@@ -21,14 +21,22 @@ NOT_IMPORTED = ("dataclasses", "inspect", "ast", "dis", "hashlib", "_hashlib")
 
 
 def _imported(root: Path, *args: str, watched: tuple[str, ...] = NOT_IMPORTED) -> list[str]:
+    """The watched modules a check of `args` imported; the check itself must have run: exit
+    code 0 (with --exit-zero), a summary of the files it checked, no internal error. (A check
+    that crashed at start would import nothing, and pass for light.)"""
     code = (
-        "import sys; from evallint.cli.main import main; main(['check', '--exit-zero', "
-        f"*{args!r}]); print(sorted(m for m in {watched!r} if m in sys.modules))"
+        "import sys; from evallint.cli.main import main; "
+        "code = main(['check', '--exit-zero', '--no-show-source', "
+        f"*{args!r}]); print(code); print(sorted(m for m in {watched!r} if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
-    return eval(out.stdout.splitlines()[-1])  # type: ignore[no-any-return]  # a list's repr
+    lines = out.stdout.splitlines()
+    assert lines[-2] == "0", out.stdout + out.stderr
+    assert "internal error" not in out.stderr, out.stderr
+    assert any(" checked" in line for line in lines[:-2]), out.stdout
+    return eval(lines[-1])  # type: ignore[no-any-return]  # a list's repr
 
 
 def test_a_one_file_run_with_findings_imports_none_of_the_costly_modules(tmp_path: Path) -> None:
@@ -113,13 +121,13 @@ def test_a_subcommand_is_parsed_by_its_own_parser_alone() -> None:
     """`evallint check ...` builds the check parser only, and reads argv as the whole one."""
     import argparse
 
-    from evallint.cli.main import _SUBCOMMANDS, _command_of, build_parser
+    from evallint.cli.parser import SUBCOMMANDS, build_parser, command_of
 
     argv = ["check", "--diff", "main", "--format", "json", "-q", "a.yaml"]
-    assert _command_of(argv) == "check" and _command_of(["--version"]) is None
+    assert command_of(argv) == "check" and command_of(["--version"]) is None
     alone, whole = build_parser("check"), build_parser()
     assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
     subs = [a for a in alone._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(subs[0].choices) == ["check"]
     subs = [a for a in whole._actions if isinstance(a, argparse._SubParsersAction)]
-    assert list(subs[0].choices) == list(_SUBCOMMANDS)
+    assert list(subs[0].choices) == list(SUBCOMMANDS)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from evallint.config import Config
-from evallint.io.git import Base, Change, GitRepo
+from evallint.io.git import GitRepo
+from evallint.io.gitout import Base, Change
 from evallint.io.source import RevSource
 from evallint.parse import format_of
 from evallint.project import Entry, Project

@@ -65,6 +65,40 @@ def lint(
     """
     started = time.perf_counter()
     tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
+    run = _start(paths, source, config, rules, today, baseline, tree, links, store)
+    crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)
+    entries, diagnostics, skipped = crew.read()
+    run.diagnostics += diagnostics
+    run.skipped += skipped
+    checked = len(entries) + len(_unread(entries, run.diagnostics))
+    also = baseline.entries if baseline else list(deleted)
+    asks = tuple(r.asks for r, _ in run.active if r.asks is not None)
+    indexed = index.build(
+        entries, tree, source, config, also=also, gone=gone, store=store, jobs=jobs,
+        files=run.files, asks=asks,
+    )  # fmt: skip
+    head = indexed.project
+    base = base_of(head, baseline)  # built once
+    then = base if base is not None else base_of(head, was)
+    run.diagnostics += crew.check(head)
+    _check_outside(indexed, run, (head, base, then), source, gone)
+    if (touched or gone) and prior is not None:
+        _check_companions(entries, touched | gone, run, (head, base), source, prior)
+    return _report(run, entries, checked, started)
+
+
+def _start(
+    paths: Sequence[str],
+    source: Source,
+    config: Config,
+    rules: Sequence[Rule],
+    today: datetime.date | None,
+    baseline: Baseline | None,
+    tree: list[str],
+    links: frozenset[str] | None,
+    store: Store | None,
+) -> Run:
+    """What every file of the run shares, with the tree's symlinks known the cheapest way."""
     run = Run(
         config,
         active_rules(config, rules),
@@ -83,28 +117,19 @@ def lint(
     run.root_name = root.name if isinstance(root, Path) else ""
     if len(paths) >= parallel.PARALLEL_FROM:
         run.engines.fast_from = 0  # a large run: the fast engine pays for itself at once
-    crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)
-    entries, diagnostics, skipped = crew.read()
-    run.diagnostics += diagnostics
-    run.skipped += skipped
-    checked = len(entries) + len(_unread(entries, run.diagnostics))
-    also = baseline.entries if baseline else list(deleted)
-    indexed = index.build(
-        entries,
-        tree,
-        source,
-        config,
-        also=also,
-        gone=gone,
-        store=store,
-        jobs=jobs,
-        files=run.files,
-        asks=tuple(r.asks for r, _ in run.active if r.asks is not None),
-    )
-    head = indexed.project
-    base = base_of(head, baseline)  # built once
-    then = base if base is not None else base_of(head, was)
-    run.diagnostics += crew.check(head)
+    return run
+
+
+def _check_outside(
+    indexed: index.Indexed,
+    run: Run,
+    projects: tuple[Project, Project | None, Project | None],
+    source: Source,
+    gone: frozenset[str],
+) -> None:
+    """The findings the change gives files outside the run: those its ids affect (but those
+    the project had before the change, `then`), and those that name a file it deletes."""
+    head, base, then = projects
     for entry in indexed.affected:
         found = check_entry(entry, context(entry, run, head, base), run, source, scope="refs")
         if then is not None:
@@ -113,16 +138,30 @@ def lint(
         run.diagnostics += found
     for entry in indexed.naming:
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
-    if (touched or gone) and prior is not None:
-        # Files checked for other reasons (affected, naming) are checked here too: those
-        # checks run only some rules, and a companion's change may break any.
-        mine, seen = {e.path for e in entries}, set(run.diagnostics)
-        for entry, read in _companions(touched | gone, mine, run, source):
-            found = _broken_by_change(entry, read, run, head, base, source, prior)
-            run.diagnostics += [d for d in found if d not in seen]
-            seen.update(found)
+
+
+def _check_companions(
+    entries: Sequence[Entry],
+    changed: frozenset[str],
+    run: Run,
+    projects: tuple[Project, Project | None],
+    source: Source,
+    prior: Callable[[list[str]], Source],
+) -> None:
+    """The findings the change gives the records outside the run that read a changed file.
+    Files checked for other reasons (affected, naming) are checked here too: those checks run
+    only some rules, and a companion's change may break any."""
+    head, base = projects
+    mine, seen = {e.path for e in entries}, set(run.diagnostics)
+    for entry, read in _companions(changed, mine, run, source):
+        found = _broken_by_change(entry, read, run, head, base, source, prior)
+        run.diagnostics += [d for d in found if d not in seen]
+        seen.update(found)
+
+
+def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) -> Report:
     run.diagnostics.sort(key=Diagnostic.sort_key)
-    notes = (baseline.note(),) if baseline else ()
+    notes = (run.baseline.note(),) if run.baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.
     labels = {
         k.name: f"{k.name} ({k.title})" for k in {e.kind.name: e.kind for e in entries}.values()

@@ -11,13 +11,23 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
-from itertools import compress, repeat
-from operator import and_, eq, itemgetter, not_
 from pathlib import Path
 from typing import IO
 
 from evallint.errors import EvallintError
-from evallint.records import record
+from evallint.io.gitout import (
+    PLAIN,
+    Base,
+    Change,
+    Listed,
+    applied,
+    as_tagged,
+    base_tree,
+    batch_contents,
+    changes_of,
+    object_id,
+    tagged,
+)
 
 
 def clean_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -149,10 +159,10 @@ class Listing:
     def result(self) -> Listed | None:
         """What git listed; None outside git."""
         if self._found is None and self._listing.started:
-            tagged = self._listing.lines()
+            lines = self._listing.lines()
             changed = self._changed.lines()  # read, so it is reaped
-            if tagged is not None:
-                self._found = _tagged([*tagged, *_as_tagged(changed or [])])
+            if lines is not None:
+                self._found = tagged([*lines, *as_tagged(changed or [])])
         return self._found
 
     def close(self) -> None:
@@ -187,7 +197,7 @@ class DiffListing:
             entries = self._tree.lines()
             if entries is None:  # never an empty tree: every file would look deleted
                 raise EvallintError("git could not list the base's tree")
-            self._base_files = _base_tree(entries)
+            self._base_files = base_tree(entries)
 
     def changes(self) -> list[Change]:
         """The change: what `GitRepo.changes` gives."""
@@ -200,7 +210,7 @@ class DiffListing:
         if self._found is None:
             self.read_base()
             assert self._base_files is not None
-            self._found = _applied(*self._base_files, self.changes())
+            self._found = applied(*self._base_files, self.changes())
         return self._found
 
     def close(self) -> None:
@@ -208,139 +218,12 @@ class DiffListing:
             pending.close()
 
 
-def _applied(files: dict[str, None], blobs: dict[str, str], changes: list[Change]) -> Listed:
-    """The base's files and blob ids (`_base_tree`, changed here) with the change applied."""
-    gone = [c.path for c in changes if c.status == "D"]
-    gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
-    for path in gone:
-        files.pop(path, None)
-        blobs.pop(path, None)
-    for change in changes:
-        if change.status != "D":
-            files[change.path] = None
-            blobs.pop(change.path, None)
-    untracked = [c.path for c in changes if c.status == "U"]
-    return Listed(list(files), blobs, untracked, sorted(set(gone)))
-
-
-# Slices of an `ls-tree` entry of a regular file with a SHA-1 blob id, whose fields sit in fixed
-# columns ("100644 blob <40 hex>\t<path>").
-_HEAD, _TAB, _BLOB, _PATH = (
-    itemgetter(slice(0, 12)),
-    itemgetter(slice(52, 53)),
-    itemgetter(slice(12, 52)),
-    itemgetter(slice(53, None)),
-)
-
-
-def _base_tree(entries: list[str]) -> tuple[dict[str, None], dict[str, str]]:
-    """The files of `ls-tree -r` entries, and the blob ids of the regular ones. When every
-    entry is a regular file with a SHA-1 id (a tree without links or submodules), each field
-    is cut out at C speed, a pass over the entries each; else one entry at a time."""
-    if set(map(_TAB, entries)) <= {"\t"} and set(map(_HEAD, entries)) <= _BLOB_HEADS:
-        paths = list(map(_PATH, entries))
-        return dict.fromkeys(paths), dict(zip(paths, map(_BLOB, entries), strict=True))
-    files: dict[str, None] = {}
-    blobs: dict[str, str] = {}
-    for entry in entries:
-        if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:  # the fixed columns, as above
-            files[entry[53:]] = None
-            blobs[entry[53:]] = entry[12:52]
-            continue
-        meta, _, path = entry.partition("\t")  # "<mode> <type> <id>\t<path>"
-        files[path] = None
-        mode, kind, sha = meta.split()
-        if kind == "blob" and mode in _PLAIN:
-            blobs[path] = sha
-    return files, blobs
-
-
-def _as_tagged(statuses: list[str]) -> list[str]:
-    """diff-files' "status NUL path" pairs as the lines `ls-files -t --deleted --modified`
-    would add: "R" for a file deleted from the working tree, "C" for one changed in it."""
-    return [
-        ("R \t" if status == "D" else "C \t") + path
-        for status, path in zip(statuses[::2], statuses[1::2], strict=True)
-    ]
-
-
 def clean_blobs(root: Path) -> dict[str, str] | None:
     """Blob ids of the tracked regular files whose working copy is the index's: content keys
     known without reading a byte. Modified, deleted, unmerged and linked files are left out
     (git compares stat data, and content where stat data is not conclusive). None outside git."""
-    tagged = _git_lines(root, "ls-files", "-z", "-t", "--stage", "--modified")
-    return None if tagged is None else _tagged(tagged).blobs
-
-
-@record
-class Listed:
-    """What `ls-files -t --stage` lines say of the working tree."""
-
-    files: list[str]  # tracked files not deleted, untracked ones not ignored; in no order
-    blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
-    untracked: list[str]
-    deleted: list[str]  # tracked, and gone from it
-
-
-def _tagged(lines: list[str]) -> Listed:
-    """The files of `ls-files -t --stage` lines that the working tree has, and the blob ids of
-    those git knows clean.
-
-    With --stage each index entry is tagged "H", and with --modified and --deleted each modified
-    or deleted file comes again tagged "C" or "R". Other tags (assume-unchanged "h",
-    skip-worktree "S", unmerged "M") are files git does not compare: they are listed, but read
-    and hashed instead. An untracked file ("?") has no stage data.
-    """
-    # Most lines, by far: a regular file at stage 0 with a SHA-1 blob id, whose fields sit in
-    # fixed columns ("H 100644 <40 hex> 0\t<path>"): told and cut at C speed, a pass each.
-    clean = list(
-        map(
-            and_,
-            map(eq, map(_STAGE_0, lines), repeat(" 0\t")),
-            map(_CLEAN_HEADS.__contains__, map(_TAG_MODE, lines)),
-        )
-    )
-    plain = list(compress(lines, clean))
-    paths = list(map(_CLEAN_PATH, plain))
-    # Unique (an unmerged file has a line per stage); in no order that matters: callers sort.
-    files = dict.fromkeys(paths)
-    blobs = dict(zip(paths, map(_CLEAN_BLOB, plain), strict=True))
-    changed: list[str] = []
-    gone: list[str] = []
-    untracked: list[str] = []
-    for line in compress(lines, map(not_, clean)):
-        if line[0] == "?":
-            files[line[2:]] = None
-            untracked.append(line[2:])
-            continue
-        # "H <mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
-        tab = line.index("\t")
-        path = line[tab + 1 :]
-        if line[0] == "C":
-            changed.append(path)
-        elif line[0] == "R":
-            gone.append(path)
-        else:
-            files[path] = None
-            if line[0] == "H" and line[tab - 1] == "0" and line[2:8] in _PLAIN:
-                blobs[path] = line[9 : tab - 2]
-    for path in gone:
-        files.pop(path, None)
-    for path in (*changed, *gone):
-        blobs.pop(path, None)
-    return Listed(list(files), blobs, untracked, list(dict.fromkeys(gone)))
-
-
-_PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
-_CLEAN_HEADS = frozenset(f"H {mode} " for mode in _PLAIN)
-# Slices of an `ls-files -t --stage` line in those fixed columns.
-_TAG_MODE, _CLEAN_BLOB, _STAGE_0, _CLEAN_PATH = (
-    itemgetter(slice(0, 9)),
-    itemgetter(slice(9, 49)),
-    itemgetter(slice(49, 52)),
-    itemgetter(slice(52, None)),
-)
-_BLOB_HEADS = frozenset(f"{mode} blob " for mode in _PLAIN)
+    lines = _git_lines(root, "ls-files", "-z", "-t", "--stage", "--modified")
+    return None if lines is None else tagged(lines).blobs
 
 
 def grep_files(root: Path, needles: Sequence[bytes]) -> set[str] | None:
@@ -390,29 +273,6 @@ def deleted_files(root: Path, listed: Listed | None = None) -> frozenset[str]:
     else:
         unstaged = _git_lines(root, "ls-files", "-z", "--deleted")
     return frozenset((staged or []) + (unstaged or []))
-
-
-@record
-class Change:
-    """A file the change touches, as git reports it."""
-
-    status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "U" untracked
-    path: str  # where it is now (for "D", where it was)
-    old_path: str | None = None  # where it was at the base, when that differs or it existed
-    similarity: int = 0  # for renames: 100 means the content did not change
-
-
-@record
-class Base:
-    """The commit a change is compared with."""
-
-    label: str  # what the user or environment named
-    sha: str  # the merge base with HEAD (the empty tree's id before the first commit)
-    unborn: bool = False  # no commit yet: every file is new
-
-    @property
-    def short(self) -> str:
-        return self.sha[:10]
 
 
 def _fetch_hint(ref: str) -> str:
@@ -506,7 +366,7 @@ class GitRepo:
         if ref.startswith("-"):
             return None  # a name git would take for an option: no ref is named so
         proc = self._run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-        return _object_id(proc.stdout) if proc.returncode == 0 else None
+        return object_id(proc.stdout) if proc.returncode == 0 else None
 
     def base(self, explicit: str | None, environ: Mapping[str, str]) -> Base:
         """The merge base of the base ref and HEAD; fails closed with the fix spelt out."""
@@ -515,11 +375,11 @@ class GitRepo:
             # No commit yet (a repository's first commit, pre-commit's hook before it): the
             # base is the empty tree, so every file is new.
             empty = self._must("hash-object", "-t", "tree", "--stdin", input=b"")
-            return Base(label, _object_id(empty), unborn=True)
+            return Base(label, object_id(empty), unborn=True)
         if not label.startswith("-"):  # else git would read it as an option
             proc = self._run("merge-base", label, "HEAD")
             if proc.returncode == 0:  # the usual case, in one call; the others say what failed
-                return Base(label, _object_id(proc.stdout))
+                return Base(label, object_id(proc.stdout))
         sha = self.sha(label)
         if sha is None:
             hint = (
@@ -536,7 +396,7 @@ class GitRepo:
             raise EvallintError(
                 f"no merge base between {label!r} and HEAD ({why}); " + _fetch_hint(sha)
             )
-        return Base(label, _object_id(proc.stdout))
+        return Base(label, object_id(proc.stdout))
 
     def _default_base(self, environ: Mapping[str, str]) -> str:
         """A base the environment names must exist; silently using another would mislead."""
@@ -592,13 +452,13 @@ class GitRepo:
         for entry in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
             meta, _, path = entry.partition("\t")
             mode, kind, sha = meta.split()
-            if kind == "blob" and mode in _PLAIN:
+            if kind == "blob" and mode in PLAIN:
                 blobs[path] = sha
         if not blobs:
             return {}
         asked = "".join(f"{sha}\n" for sha in blobs.values()).encode()
         out = self._must("cat-file", "--batch", input=asked)
-        found = dict(zip(blobs, _batch_contents(out, len(blobs)), strict=True))
+        found = dict(zip(blobs, batch_contents(out, len(blobs)), strict=True))
         missing = sorted(path for path, data in found.items() if data is None)
         if missing:
             # A partial clone without the object: the base is unknown, never "a new file".
@@ -610,49 +470,9 @@ class GitRepo:
         return {path: data for path, data in found.items() if data is not None}
 
 
-def _object_id(out: bytes) -> str:
-    return out.decode("ascii", "replace").strip()
-
-
 def _read_changes(diff: Pending, untracked: Pending) -> list[Change]:
     """What `diff --name-status` and `ls-files --others` started together say changed."""
     fields, others = diff.lines(), untracked.lines()
     if fields is None or others is None:
         raise EvallintError("git could not list the change")
-    return [*_changes(fields), *(Change("U", p) for p in others)]
-
-
-def _changes(fields: list[str]) -> list[Change]:
-    """`diff --name-status -z` fields as changes: copies count as added files."""
-    changes, i = [], 0
-    while i < len(fields):
-        status = fields[i]
-        if status[0] in "RC":
-            renamed = status[0] == "R"
-            kind, old = ("R", fields[i + 1]) if renamed else ("A", None)
-            changes.append(Change(kind, fields[i + 2], old, int(status[1:] or 0)))
-            i += 3
-        else:
-            kind = {"A": "A", "D": "D", "T": "M"}.get(status[0], "M")
-            old = fields[i + 1] if kind in ("M", "D") else None
-            changes.append(Change(kind, fields[i + 1], old))
-            i += 2
-    return changes
-
-
-def _batch_contents(out: bytes, count: int) -> list[bytes | None]:
-    """The contents `cat-file --batch` gives, each after a "<id> <type> <size>" line; None for
-    an object the clone does not have ("<id> missing"), which the caller refuses."""
-    found: list[bytes | None] = []
-    at = 0
-    for _ in range(count):
-        end = out.index(b"\n", at)
-        head = out[at:end].split(b" ")
-        if len(head) != 3:
-            found.append(None)
-            at = end + 1
-            continue
-        size = int(head[2])
-        found.append(out[end + 1 : end + 1 + size])
-        at = end + 1 + size + 1  # the content, and the newline after it
-    return found
+    return [*changes_of(fields), *(Change("U", p) for p in others)]

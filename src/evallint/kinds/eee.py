@@ -90,6 +90,15 @@ def envelope_mentions(data: JSON) -> list[str]:
     return [text for _, text in envelope_refs(data)]
 
 
+def datastore_root(path: str) -> str:
+    """The folder holding `data/` above a record, else the repository root ("")."""
+    parts = path.split("/")[:-1]
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "data":
+            return "/".join(parts[:i])
+    return ""
+
+
 INSTANCES = "_samples.jsonl"  # what an instance file's name ends with
 
 

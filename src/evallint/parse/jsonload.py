@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from evallint.model import JSON, Pointer, Span
-from evallint.parse.limits import MAX_DEPTH, MAX_DIGITS, too_deep
+from evallint.parse.limits import ZERO_BYTES, beyond_limits
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 
 # The C string scanner json.loads itself uses; typeshed does not list it.
@@ -57,7 +57,6 @@ class _Miss:
 
 
 MISS = _Miss()
-_ZERO_BYTES = bytes.maketrans(b"123456789", b"0" * 9)
 # orjson reads an integer past 64 bits as a float; only a run of 19 digits can hold one, and
 # not a run that starts after a decimal point: a fraction's digits (EEE scores often have 19)
 # are a float's in both parsers.
@@ -110,7 +109,7 @@ def _may_widen(raw: bytes) -> bool:
     """Whether `raw` holds a run of 19 digits that does not follow a decimal point. With every
     digit made "0", each run is found at C speed; a find lands on a run's start unless a digit
     precedes it (then it is the rest of a run already judged, skipped 19 digits at a time)."""
-    zeros = raw.translate(_ZERO_BYTES)
+    zeros = raw.translate(ZERO_BYTES)
     at = zeros.find(_WIDE_INT)
     while at >= 0:
         if at == 0 or zeros[at - 1] not in b".0":
@@ -139,7 +138,7 @@ def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> L
     """`raw`: the bytes `text` was decoded from, when known, for the fast path."""
     found = quick_loads(raw) if raw is not None and worth_fast(raw) else MISS
     if not isinstance(found, _Miss):
-        beyond = _beyond_limits(text, found, digits=False)
+        beyond = beyond_limits(text, found, digits=False)
         if beyond is not None:
             return Loaded(None, False, (beyond,), None)
         return Loaded(found, True, (), seeking_map(text) if record else None)
@@ -154,7 +153,7 @@ def load_json(text: str, *, record: bool = False, raw: bytes | None = None) -> L
         return Loaded(None, False, (Problem(span, _decode_message(exc)),), None)
     except (RecursionError, ValueError):  # nesting, or an integer past Python's own limit
         data = None
-    beyond = _beyond_limits(text, data)
+    beyond = beyond_limits(text, data)
     if beyond is not None:
         return Loaded(None, False, (beyond,), None)
     smap = None
@@ -202,7 +201,7 @@ def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> 
                 continue
             except (RecursionError, ValueError):
                 found = None
-        beyond = _beyond_limits(line, found, digits=strict)
+        beyond = beyond_limits(line, found, digits=strict)
         if beyond is not None:
             s = beyond.span
             problems.append(Problem(Span(number, s.column, number, s.end_column), beyond.message))
@@ -215,63 +214,6 @@ def load_jsonl(text: str, *, record: bool = False, raw: bytes | None = None) -> 
     # A line that is not JSON is reported and left out; the other records are still checked
     # (one bad line in a million should not hide the rest, nor depend on where chunks fall).
     return Loaded(records, True, tuple(problems), smap)
-
-
-_DIGITS = re.compile(rf"(?<![0-9])[0-9]{{{MAX_DIGITS + 1}}}")  # linear: starts a run only
-# The cheap test first: with every digit made "0", a run too long is one substring search
-# (4x faster than the regex, which then only says where).
-_LONG_RUN = b"0" * (MAX_DIGITS + 1)
-# A string runs to its closing quote or, unterminated, to the end: every match moves on, so
-# the scan is linear even on hostile text.
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.S)
-
-
-def _beyond_limits(text: str, data: JSON, *, digits: bool = True) -> Problem | None:
-    """Nesting past MAX_DEPTH or an integer past MAX_DIGITS, where the text has it (`data`:
-    None when the parser gave up on either; `digits`: False when the text is known to hold no
-    long run of digits). Cheap for the common file: only a file with more brackets than
-    MAX_DEPTH can nest that deep, and only a long one can hold such a number."""
-    if data is None or (text.count("[") + text.count("{") > MAX_DEPTH and too_deep(data)):
-        offset = _deep_offset(text)
-        if offset is not None:
-            return _problem_at(text, offset, f"nesting deeper than {MAX_DEPTH} levels")
-    if not digits:
-        return None
-    if data is None or (len(text) > MAX_DIGITS and _long_run(text)):
-        m = _DIGITS.search(text)
-        if m is not None:
-            message = f"an integer of more than {MAX_DIGITS:,} digits"
-            return _problem_at(text, m.start(), message)
-    if data is None:  # not reached: the parser gave up for one of the reasons above
-        return _problem_at(text, 0, "nesting or numbers beyond what can be read")
-    return None
-
-
-def _long_run(text: str) -> bool:
-    """Whether `text` holds more than MAX_DIGITS ASCII digits in a row. Bytes translate at C
-    speed, a str through a mapping about 40 times slower; UTF-8 writes no other character with
-    an ASCII byte, so the runs are the same."""
-    return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_ZERO_BYTES)
-
-
-def _deep_offset(text: str) -> int | None:
-    """Where the first list or mapping deeper than MAX_DEPTH opens (strings skipped)."""
-    depth = 0
-    for m in _TOKENS.finditer(text):
-        c = m.group()
-        if c in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return m.start()
-        elif c in "]}":
-            depth -= 1
-    return None
-
-
-def _problem_at(text: str, offset: int, message: str) -> Problem:
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return Problem(Span(line, col, line, col + 1), message)
 
 
 def _decode_pos(exc: json.JSONDecodeError) -> int:

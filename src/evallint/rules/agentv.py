@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
@@ -141,7 +142,28 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 else f"{key!r} belongs to another AgentV dialect; use {hint}",
                 on_key=True,
             )
-    list_key, cases = agentv.case_list(doc.data)
+    yield from _case_migrations(doc.data, ctx, table, read)
+    # Every grader, as unknown-grader-type sees them: the suite's own and group members too.
+    for at, grader in _all_graders(doc):
+        kind = grader.get("type")
+        if isinstance(kind, str) and kind in table.get("type", {}):
+            hint = table["type"][kind]
+            yield Finding(
+                (*at, "type"),
+                _deprecated(f"grader type {kind!r}", hint)
+                if ("type", kind) in read
+                else f"grader type {kind!r} is not used in this dialect; use {hint}",
+            )
+
+
+def _case_migrations(
+    data: dict[str, JSON],
+    ctx: Context,
+    table: Mapping[str, Mapping[str, str]],
+    read: AbstractSet[tuple[str, str]],
+) -> Iterator[Finding]:
+    """`agentv_migration` of each case's keys."""
+    list_key, cases = agentv.case_list(data)
     # A dialect may name a `tests` entry's keys otherwise than an `evalcases` one (the spec).
     renamed = table.get("test" if list_key == "tests" and "test" in table else "case", {})
     for i, case in cases:
@@ -163,17 +185,6 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
                 "AgentV 5; state it as an 'llm-rubric' in "
                 "'assert'",
                 on_key=True,
-            )
-    # Every grader, as unknown-grader-type sees them: the suite's own and group members too.
-    for at, grader in _all_graders(doc):
-        kind = grader.get("type")
-        if isinstance(kind, str) and kind in table.get("type", {}):
-            hint = table["type"][kind]
-            yield Finding(
-                (*at, "type"),
-                _deprecated(f"grader type {kind!r}", hint)
-                if ("type", kind) in read
-                else f"grader type {kind!r} is not used in this dialect; use {hint}",
             )
 
 

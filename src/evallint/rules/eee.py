@@ -12,6 +12,7 @@ from evallint.kinds.eee import (
     INSTANCE_VERSIONS,
     VERSION_MAPS,
     additional_details,
+    datastore_root,
     declared_version,
     envelope_refs,
     unknown_instance_versions,
@@ -76,15 +77,6 @@ def _record_versions(doc: Document) -> Iterator[Finding]:
             else f"no EEE instance schema has version {version!r}; known: {known}",
             group="unknown instance version",
         )
-
-
-def datastore_root(path: str) -> str:
-    """The folder holding `data/` above a record, else the repository root ("")."""
-    parts = path.split("/")[:-1]
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] == "data":
-            return "/".join(parts[:i])
-    return ""
 
 
 def companion_path(doc: Document) -> tuple[str, str] | None:

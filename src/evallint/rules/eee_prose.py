@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import eee
 from evallint.kinds.base import items
+from evallint.kinds.eee import datastore_root
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
-from evallint.rules.eee import datastore_root
 
 if TYPE_CHECKING:
     from evallint.parse import Document

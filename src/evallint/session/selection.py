@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from evallint.config import Config
 from evallint.errors import EvallintError
 from evallint.io import discover, git
+from evallint.io.gitout import Base, Change
 from evallint.model import Skipped
 from evallint.project import Entry
 from evallint.records import record, replace
@@ -122,7 +123,7 @@ def _named_against_head(
     away, makes or changes come from the same listing, with their content at HEAD."""
     from evallint.baseline import deleted_at_head, head_view
 
-    listing = git.DiffListing(root, git.Base("HEAD", head), git.Pending(root, git.UNTRACKED))
+    listing = git.DiffListing(root, Base("HEAD", head), git.Pending(root, git.UNTRACKED))
     try:
         listing.read_base()
         tree, blobs = discover.listing(root, True, config, listing)
@@ -138,7 +139,7 @@ def _named_against_head(
     # As a --diff run counts its base's versions of the files it changes, a run over named
     # files counts HEAD's: what a rubric that no longer reads, or is gone, breaks is checked.
     deleted = deleted_at_head(git.GitRepo(root), changed, config) if changed else ()
-    was = head_view(git.Base("HEAD", head), changes, deleted, gone)
+    was = head_view(Base("HEAD", head), changes, deleted, gone)
     return Selection(
         discover.checkable(safe),
         tree,
@@ -201,7 +202,7 @@ def _changed(
 
 
 def _settings_notes(
-    root: Path, repo: git.GitRepo, base: str, changes: Sequence[git.Change]
+    root: Path, repo: git.GitRepo, base: str, changes: Sequence[Change]
 ) -> tuple[str, ...]:
     """A note for each settings file whose evallint settings the change edits: a pull request
     that ignores a rule or excludes a folder is checked by its own settings, and a reviewer

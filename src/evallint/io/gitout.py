@@ -1,0 +1,206 @@
+"""What git's commands print, read into records: the working tree's listing, a base's tree, a
+change, `cat-file --batch` contents. No process runs here (`io/git.py` runs them), so each
+reader is tested on text alone."""
+
+from __future__ import annotations
+
+from itertools import compress, repeat
+from operator import and_, eq, itemgetter, not_
+
+from evallint.records import record
+
+
+def applied(files: dict[str, None], blobs: dict[str, str], changes: list[Change]) -> Listed:
+    """The base's files and blob ids (`base_tree`, changed here) with the change applied."""
+    gone = [c.path for c in changes if c.status == "D"]
+    gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
+    for path in gone:
+        files.pop(path, None)
+        blobs.pop(path, None)
+    for change in changes:
+        if change.status != "D":
+            files[change.path] = None
+            blobs.pop(change.path, None)
+    untracked = [c.path for c in changes if c.status == "U"]
+    return Listed(list(files), blobs, untracked, sorted(set(gone)))
+
+
+# Slices of an `ls-tree` entry of a regular file with a SHA-1 blob id, whose fields sit in fixed
+# columns ("100644 blob <40 hex>\t<path>").
+_HEAD, _TAB, _BLOB, _PATH = (
+    itemgetter(slice(0, 12)),
+    itemgetter(slice(52, 53)),
+    itemgetter(slice(12, 52)),
+    itemgetter(slice(53, None)),
+)
+
+
+def base_tree(entries: list[str]) -> tuple[dict[str, None], dict[str, str]]:
+    """The files of `ls-tree -r` entries, and the blob ids of the regular ones. When every
+    entry is a regular file with a SHA-1 id (a tree without links or submodules), each field
+    is cut out at C speed, a pass over the entries each; else one entry at a time."""
+    if set(map(_TAB, entries)) <= {"\t"} and set(map(_HEAD, entries)) <= _BLOB_HEADS:
+        paths = list(map(_PATH, entries))
+        return dict.fromkeys(paths), dict(zip(paths, map(_BLOB, entries), strict=True))
+    files: dict[str, None] = {}
+    blobs: dict[str, str] = {}
+    for entry in entries:
+        if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:  # the fixed columns, as above
+            files[entry[53:]] = None
+            blobs[entry[53:]] = entry[12:52]
+            continue
+        meta, _, path = entry.partition("\t")  # "<mode> <type> <id>\t<path>"
+        files[path] = None
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode in PLAIN:
+            blobs[path] = sha
+    return files, blobs
+
+
+def as_tagged(statuses: list[str]) -> list[str]:
+    """diff-files' "status NUL path" pairs as the lines `ls-files -t --deleted --modified`
+    would add: "R" for a file deleted from the working tree, "C" for one changed in it."""
+    return [
+        ("R \t" if status == "D" else "C \t") + path
+        for status, path in zip(statuses[::2], statuses[1::2], strict=True)
+    ]
+
+
+@record
+class Listed:
+    """What `ls-files -t --stage` lines say of the working tree."""
+
+    files: list[str]  # tracked files not deleted, untracked ones not ignored; in no order
+    blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
+    untracked: list[str]
+    deleted: list[str]  # tracked, and gone from it
+
+
+def tagged(lines: list[str]) -> Listed:
+    """The files of `ls-files -t --stage` lines that the working tree has, and the blob ids of
+    those git knows clean.
+
+    With --stage each index entry is tagged "H", and with --modified and --deleted each modified
+    or deleted file comes again tagged "C" or "R". Other tags (assume-unchanged "h",
+    skip-worktree "S", unmerged "M") are files git does not compare: they are listed, but read
+    and hashed instead. An untracked file ("?") has no stage data.
+    """
+    # Most lines, by far: a regular file at stage 0 with a SHA-1 blob id, whose fields sit in
+    # fixed columns ("H 100644 <40 hex> 0\t<path>"): told and cut at C speed, a pass each.
+    clean = list(
+        map(
+            and_,
+            map(eq, map(_STAGE_0, lines), repeat(" 0\t")),
+            map(_CLEAN_HEADS.__contains__, map(_TAG_MODE, lines)),
+        )
+    )
+    plain = list(compress(lines, clean))
+    paths = list(map(_CLEAN_PATH, plain))
+    # Unique (an unmerged file has a line per stage); in no order that matters: callers sort.
+    files = dict.fromkeys(paths)
+    blobs = dict(zip(paths, map(_CLEAN_BLOB, plain), strict=True))
+    changed: list[str] = []
+    gone: list[str] = []
+    untracked: list[str] = []
+    for line in compress(lines, map(not_, clean)):
+        if line[0] == "?":
+            files[line[2:]] = None
+            untracked.append(line[2:])
+            continue
+        # "H <mode> <blob> <stage>\t<path>"; mode is six digits, blob ids 40 or 64 hex digits.
+        tab = line.index("\t")
+        path = line[tab + 1 :]
+        if line[0] == "C":
+            changed.append(path)
+        elif line[0] == "R":
+            gone.append(path)
+        else:
+            files[path] = None
+            if line[0] == "H" and line[tab - 1] == "0" and line[2:8] in PLAIN:
+                blobs[path] = line[9 : tab - 2]
+    for path in gone:
+        files.pop(path, None)
+    for path in (*changed, *gone):
+        blobs.pop(path, None)
+    return Listed(list(files), blobs, untracked, list(dict.fromkeys(gone)))
+
+
+PLAIN = ("100644", "100755")  # regular files: not links (120000) nor submodules (160000)
+
+
+_CLEAN_HEADS = frozenset(f"H {mode} " for mode in PLAIN)
+
+
+_BLOB_HEADS = frozenset(f"{mode} blob " for mode in PLAIN)
+
+
+@record
+class Change:
+    """A file the change touches, as git reports it."""
+
+    status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "U" untracked
+    path: str  # where it is now (for "D", where it was)
+    old_path: str | None = None  # where it was at the base, when that differs or it existed
+    similarity: int = 0  # for renames: 100 means the content did not change
+
+
+@record
+class Base:
+    """The commit a change is compared with."""
+
+    label: str  # what the user or environment named
+    sha: str  # the merge base with HEAD (the empty tree's id before the first commit)
+    unborn: bool = False  # no commit yet: every file is new
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+
+def object_id(out: bytes) -> str:
+    return out.decode("ascii", "replace").strip()
+
+
+def changes_of(fields: list[str]) -> list[Change]:
+    """`diff --name-status -z` fields as changes: copies count as added files."""
+    changes, i = [], 0
+    while i < len(fields):
+        status = fields[i]
+        if status[0] in "RC":
+            renamed = status[0] == "R"
+            kind, old = ("R", fields[i + 1]) if renamed else ("A", None)
+            changes.append(Change(kind, fields[i + 2], old, int(status[1:] or 0)))
+            i += 3
+        else:
+            kind = {"A": "A", "D": "D", "T": "M"}.get(status[0], "M")
+            old = fields[i + 1] if kind in ("M", "D") else None
+            changes.append(Change(kind, fields[i + 1], old))
+            i += 2
+    return changes
+
+
+def batch_contents(out: bytes, count: int) -> list[bytes | None]:
+    """The contents `cat-file --batch` gives, each after a "<id> <type> <size>" line; None for
+    an object the clone does not have ("<id> missing"), which the caller refuses."""
+    found: list[bytes | None] = []
+    at = 0
+    for _ in range(count):
+        end = out.index(b"\n", at)
+        head = out[at:end].split(b" ")
+        if len(head) != 3:
+            found.append(None)
+            at = end + 1
+            continue
+        size = int(head[2])
+        found.append(out[end + 1 : end + 1 + size])
+        at = end + 1 + size + 1  # the content, and the newline after it
+    return found
+
+
+# Slices of an `ls-files -t --stage` line in those fixed columns.
+_TAG_MODE, _CLEAN_BLOB, _STAGE_0, _CLEAN_PATH = (
+    itemgetter(slice(0, 9)),
+    itemgetter(slice(9, 49)),
+    itemgetter(slice(49, 52)),
+    itemgetter(slice(52, None)),
+)
