@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import jsonschema
 import pytest
@@ -147,6 +148,27 @@ def tree(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
         return tmp_path
 
     return write
+
+
+# CI sets it: there, a gate whose tool is missing (ruff, mypy, actionlint, zizmor, pre-commit,
+# the `fast` extra, a wheel install) fails instead of skipping, since a gate that does not run
+# passes in silence.
+IN_CI = os.environ.get("EVALLINT_CI") == "1"
+
+
+def gate_or_skip(reason: str) -> NoReturn:
+    """A gate cannot run here: a failure in CI (`EVALLINT_CI=1`), else a skip with the reason."""
+    if IN_CI:
+        pytest.fail(f"{reason}, and CI must run this gate (EVALLINT_CI=1)")
+    pytest.skip(reason, allow_module_level=True)
+
+
+def import_or_gate(module: str, reason: str) -> None:
+    """`pytest.importorskip`, as a gate."""
+    try:
+        __import__(module)
+    except ImportError:
+        gate_or_skip(reason)
 
 
 def shared_or_skip(*parts: str) -> Path:

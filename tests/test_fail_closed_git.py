@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, gate_or_skip
 from test_fail_closed import JSON_PAYLOADS, JSON_ROUTES, YAML_PAYLOADS, YAML_ROUTES
 from test_git import Repo
 
@@ -82,7 +82,7 @@ def test_diff_mode_gives_one_parse_error_per_file(
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This checkout as a committed repository, so pre-commit installs the hook once."""
     if shutil.which("pre-commit") is None:
-        pytest.skip("pre-commit is not installed here (the test extra installs it)")
+        gate_or_skip("pre-commit is not installed here (the test extra installs it)")
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=REPO,

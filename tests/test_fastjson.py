@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_or_skip
+from conftest import import_or_gate, shared_or_skip
 from evallint.model import JSON
 from evallint.parse import parse
 from evallint.parse.jsonload import MISS, _Flags, _strict_loads, quick_loads
 
-pytest.importorskip("orjson", reason="the fast JSON path needs the `fast` extra (orjson)")
+import_or_gate("orjson", "the fast JSON path needs the `fast` extra (orjson)")
 
 
 def strict(text: str) -> tuple[JSON, bool] | None:

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, lint_files
 from evallint import __version__
 from evallint.model import Diagnostic, Location, Report, Severity, Span
-from evallint.output import formatter
+from evallint.output import FORMATTERS, formatter
 from evallint.output.github import escape_data, escape_property, render_summary
 from evallint.rules import ALL_RULES
 
@@ -78,7 +78,9 @@ def sarif_results(text: str) -> Any:
     return log["runs"][0]["results"]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "junit"])
+# Every format of the registry has its golden file `report.<format>` (SARIF's is its results,
+# below): a new format is its module, its row and its golden file.
+@pytest.mark.parametrize("fmt", [f for f in FORMATTERS if f != "sarif"])
 def test_golden_formats(fmt: str) -> None:
     golden(f"report.{fmt}", formatter(fmt)(REPORT))
 
@@ -187,7 +189,7 @@ def test_rules_page_is_generated_from_the_code() -> None:
     from evallint.output.docs import render_rules
 
     assert (REPO / "RULES.md").read_text(encoding="utf-8") == render_rules(markdown=True), (
-        "RULES.md is stale: run evallint rules --format markdown > RULES.md"
+        "RULES.md is stale: run python3 tools/docs.py"
     )
 
 
@@ -332,3 +334,29 @@ def test_gitlab_fingerprints_stay_when_a_finding_moves_to_another_line() -> None
     before = [i["fingerprint"] for i in json.loads(formatter("gitlab")(REPORT))]
     after = [i["fingerprint"] for i in json.loads(formatter("gitlab")(moved))]
     assert before == after
+
+
+def test_every_format_is_a_formatter_to_mypy(tmp_path: Path) -> None:
+    """The registry names renderers by module and function (imported only when chosen), so
+    mypy cannot see them through it: this test writes each row as a `Formatter` and asks
+    mypy, so a renderer with the wrong signature fails here, not in a user's run."""
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import REPO, gate_or_skip
+
+    if shutil.which("mypy") is None:
+        gate_or_skip("mypy is not installed (it comes with the test extra)")
+    lines = ["from evallint.output import Formatter"]
+    for i, row in enumerate(FORMATTERS.values()):
+        lines += [f"from {row.module} import {row.function} as f{i}", f"_{i}: Formatter = f{i}"]
+    check = tmp_path / "formats_typed.py"
+    check.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(check)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

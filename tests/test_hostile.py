@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import found
+from conftest import found, import_or_gate
 from evallint.config import Config
 from evallint.model import Diagnostic, Report, Severity, Span
 from test_eee import MINIMAL_0_2_0
@@ -534,7 +534,7 @@ def test_a_lone_surrogate_in_a_key_is_a_finding_once_the_fast_engine_answers(
     """jsonschema-rs cannot take a lone surrogate ("\\ud800"); past the first 32 documents of
     a schema it is asked first, and its error once ended the whole run (exit 2). It has no
     verdict there, so fastjsonschema decides, as for any document it rejects."""
-    pytest.importorskip("jsonschema_rs", reason="the fast engine comes with the `fast` extra")
+    import_or_gate("jsonschema_rs", "the fast engine comes with the `fast` extra")
     rubric = (
         '{{"id": "r{i}", "version": "1.0.0", "checks": [{{"kind": "php_lint", "id": "lint"}}], '
         '"scoring": {{"combine": "all_pass"{extra}}}}}\n'

@@ -6,14 +6,12 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
-from conftest import REPO
+from conftest import REPO, gate_or_skip
 
 
 def _tool(name: str) -> list[str]:
     if shutil.which(name) is None:
-        pytest.skip(f"{name} is not installed (it comes with the test extra)")
+        gate_or_skip(f"{name} is not installed (it comes with the test extra)")
     return [name]
 
 

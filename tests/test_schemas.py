@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import schemas
 
-from conftest import REPO
+from conftest import REPO, gate_or_skip, import_or_gate
 from evallint.parse import parse
 from evallint.validation.raised import SchemaFailures
 from evallint.validation.schemas import (
@@ -25,6 +25,7 @@ from evallint.validation.schemas import (
     validate,
     validator,
 )
+from evallint.validation.vocabulary import KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from test_rules_ai_eval import DATASET, JUDGE, RUBRIC
 
 SCHEMA_FILES = sorted((REPO / "schema").rglob("*.schema.json"))
@@ -76,19 +77,16 @@ ANNOTATIONS = {
     "examples",
     "definitions",
 }
-SUBSCHEMA_MAPS = {"properties", "patternProperties", "definitions", "dependencies"}
-SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
-SUBSCHEMA_ONE = {
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "additionalProperties",
-}
+# Where a schema holds other schemas: the linter's own vocabulary, plus draft-07's
+# `dependencies` (a map whose values may be schemas).
+SUBSCHEMA_MAPS = {*SCHEMA_MAPS, "dependencies"}
+SUBSCHEMA_LISTS = set(SCHEMA_LISTS)
+SUBSCHEMA_ONE = set(SCHEMA_ONE)
+
+
+def test_what_our_schemas_may_use_is_json_schema() -> None:
+    """What the bundled schemas may use is a part of the vocabulary the linter knows."""
+    assert ENFORCED | ANNOTATIONS <= KEYWORDS
 
 
 def keywords(schema: Any, where: str = "#") -> Iterator[tuple[str, str]]:
@@ -162,7 +160,7 @@ def test_remote_refs_are_refused() -> None:
 
 
 def test_the_fast_engine_refuses_remote_refs_too() -> None:
-    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    import_or_gate("jsonschema_rs", "the `fast` extra (jsonschema-rs) is not installed")
     for ref in ("https://example.com/s.json", "file:///etc/passwd"):
         with pytest.raises(ValueError, match="never reads the network"):
             fast_compile({"$ref": ref})
@@ -215,10 +213,13 @@ def test_fastjsonschema_and_jsonschema_agree(name: str, text: str) -> None:
 
 
 def test_wheel_installs_use_pre_generated_validators() -> None:
+    """An installed wheel (CI installs the package as users do, by building one) carries a
+    validator generated for every bundled schema, and uses it."""
+    import evallint
     from evallint.validation import schemas
 
-    if not (Path(schemas.__file__).parent / "schema").is_dir():
-        pytest.skip("editable install: validators are compiled at run time")
+    if not (Path(evallint.__file__).parent / "_compiled").is_dir():
+        gate_or_skip("an editable install: validators are compiled at run time")
     for path in SCHEMA_FILES:
         name = path.relative_to(REPO / "schema").as_posix().removesuffix(".schema.json")
         assert schemas._generated(name) is not None, name
@@ -309,7 +310,7 @@ def _named_documents() -> Iterator[tuple[str, str, Any]]:
 
 
 def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None:
-    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    import_or_gate("jsonschema_rs", "the `fast` extra (jsonschema-rs) is not installed")
     compared = invalid = 0
     for where, name, data in _named_documents():
         quick = fast_verdict(name)
@@ -321,7 +322,7 @@ def test_jsonschema_rs_gives_fastjsonschemas_verdict_on_every_document() -> None
 
 
 def test_the_closed_copy_says_valid_only_where_the_walk_and_the_validator_find_nothing() -> None:
-    pytest.importorskip("jsonschema_rs", reason="the `fast` extra (jsonschema-rs) is not installed")
+    import_or_gate("jsonschema_rs", "the `fast` extra (jsonschema-rs) is not installed")
     from evallint.validation.keys import _closed_verdict, walk_keys
 
     shortcut = walked = 0

@@ -21,9 +21,7 @@ from evallint.project import Entry
 from evallint.read import read_entry
 from evallint.records import record, replace
 from evallint.refs import Version, parse_ref, parse_version, pick
-from evallint.rules import BY_ID
-
-BUMPED = ("version-not-bumped", "version-bump-too-small")
+from evallint.rules import BUMPED, BY_ID
 
 
 def bump(

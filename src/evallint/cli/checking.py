@@ -191,9 +191,11 @@ def _render(fmt: str, report: Report, args: argparse.Namespace) -> str:
 
     if fmt != "text":
         return formatter(fmt)(report, verbose=args.verbose)
+    from evallint.output.text import render_text  # the one format with options for people
+
     color = _color(os.environ, terminal=_terminal(args))
     show = args.show_source if args.show_source is not None else _terminal(args)
-    return formatter(fmt)(
+    return render_text(
         report,
         verbose=args.verbose,
         show_source=show,

@@ -11,13 +11,14 @@ import re
 
 from evallint.parse.positions import YAML_BREAKS
 from evallint.records import record
+from evallint.rules import ALWAYS_ON, UNUSED_SUPPRESSION
 
 # `ignore` as a whole word; a list is read to its `]` or the line's end, so an unclosed or
 # odd list never widens into a bare ignore of every rule.
 _IGNORE = re.compile(r"#\s*evallint:\s*ignore(?![\w-])(?:\[([^\]\r\n]*)\]?)?")
 _ID = re.compile(r"[^,\s]+")
-UNUSED = "unused-suppression"
-UNSILENCEABLE = frozenset({"parse-error"})  # nothing else can be checked in such a file
+UNUSED = UNUSED_SUPPRESSION
+UNSILENCEABLE = ALWAYS_ON  # nothing else can be checked in such a file
 
 
 @record

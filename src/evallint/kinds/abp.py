@@ -67,6 +67,8 @@ def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
 
 EVALS = Kind(
     name="abp-evals",
+    about="an `evals.json`, or an `evals` list beside `skill_name`/`skill_file` (Drupal "
+    "ai_best_practices)",
     title="ai_best_practices evals.json",
     schema="abp-evals",
     formats=frozenset({"json"}),
@@ -80,6 +82,7 @@ EVALS = Kind(
 
 STATIC_CHECKS = Kind(
     name="abp-static-checks",
+    about="a `static-checks.json`",
     title="ai_best_practices static-checks.json",
     schema="abp-static-checks",
     formats=frozenset({"json"}),

@@ -209,12 +209,14 @@ def graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, di
 def _kind(
     name: str,
     title: str,
+    about: str,
     claim: PathTest | None = None,
     markers: tuple[tuple[str, ...], ...] = (),
 ) -> Kind:
     return Kind(
         name=name,
         title=title,
+        about=about,
         schema=name,
         formats=_YAML,
         by_content=_is(name),
@@ -225,12 +227,24 @@ def _kind(
     )
 
 
-V2 = _kind("agentv-v2", "AgentV eval (agentv-eval-v2)", markers=(("evalcases",),))
-SPEC = _kind("agentevals", "agentevals EVAL.yaml")
+V2 = _kind(
+    "agentv-v2",
+    "AgentV eval (agentv-eval-v2)",
+    "AgentV late 2025: `$schema: agentv-eval-v2`, or `evalcases` with `outcome`/`input_messages`",
+    markers=(("evalcases",),),
+)
+SPEC = _kind(
+    "agentevals",
+    "agentevals EVAL.yaml",
+    "the agentevals spec: `evalcases` with `name` or `expected_outcome`",
+)
 # A suite's file name claims it for AgentV; its keys then tell the dialect, v4 when they cannot.
 V4 = _kind(
     "agentv-v4",
     "AgentV eval (v4)",
+    "AgentV's stable line: `EVAL.yaml`, `eval.yaml`, `*.eval.yaml`, `suite.yaml` (any case), "
+    "`EVAL.*.yaml` such as `EVAL.live.yaml` (in capitals, as the spec writes it); the keys may "
+    "name another AgentV dialect; or `tests` with `criteria`/`assertions`",
     is_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
 )
@@ -239,6 +253,8 @@ V4 = _kind(
 NEXT = _kind(
     "agentv-next",
     "AgentV eval (v5, next)",
+    "AgentV 5 prereleases: `prompts`, `default_test`, or tests with `vars` and `assert` "
+    "(checked loosely)",
     markers=(("default_test", "tests"), ("tests", "vars", "assert")),
 )
 

@@ -83,6 +83,10 @@ class Kind:
     title: str
     formats: frozenset[str]
     schema: str | None = None
+    # How a file is recognised, for the docs' table of kinds (one sentence, Markdown).
+    about: str = ""
+    # The schema file, for the docs, when it is not `schema/<schema>.schema.json`.
+    schema_docs: str = ""
     by_path: PathTest | None = None  # path evidence, strongest after config and $schema
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
     # Path evidence weaker than the content (which may name another kind of the family) that

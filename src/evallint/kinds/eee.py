@@ -115,6 +115,11 @@ def beside(path: str) -> str | None:
 
 AGGREGATE = Kind(
     name="eee-aggregate",
+    about="Every Eval Ever result records: a `.json` at "
+    "`data/<collection>/<developer>/<model>/<uuid>.json`, or with `evaluation_results` beside "
+    "`schema_version` or `model_info`; validated against the schema of the version it declares "
+    "(0.0.1, 0.1.0, 0.2.0 to 0.3.0)",
+    schema_docs="schema/eee/eval_<version>.schema.json",
     title="Every Eval Ever aggregate record",
     formats=frozenset({"json"}),
     by_content=_is_aggregate,
@@ -171,6 +176,10 @@ def _is_instance(path: str, data: JSON) -> bool:
 
 INSTANCE = Kind(
     name="eee-instance",
+    about="Every Eval Ever instance records: a `.jsonl` named `*_samples.jsonl`, or whose "
+    "records carry `evaluation_id`, `sample_id` and `interaction_type`; each line validated "
+    "against the instance schema its `schema_version` names (0.2.0 to 0.3.0)",
+    schema_docs="schema/eee/instance_<version>.schema.json",
     title="Every Eval Ever instance records",
     formats=frozenset({"jsonl"}),
     by_content=_is_instance,

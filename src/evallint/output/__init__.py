@@ -1,16 +1,26 @@
 """Reports to text: one pure function per format, chosen by name and imported when chosen.
 
-Adding a format is its module and its row here; `--format` offers every row.
+Adding a format is its module, its row here and its golden file (`tests/golden/report.<name>`);
+`--format`, the README's usage line and the golden tests take every row, and a test holds each
+row's function to `Formatter` with mypy.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from evallint.records import record
 
-Formatter = Callable[..., str]
+if TYPE_CHECKING:
+    from evallint.model import Report
+
+
+class Formatter(Protocol):
+    """A report as the text of one format; `verbose` adds the files the run skipped."""
+
+    def __call__(self, report: Report, /, *, verbose: bool = False) -> str: ...
 
 
 @record

@@ -55,3 +55,60 @@ def render_rules(*, markdown: bool = False) -> str:
     if markdown:
         return "# evallint rules\n\n" + "\n".join(rule_markdown(r) for r in ALL_RULES)
     return "\n".join(_text(r) for r in ALL_RULES)
+
+
+# Tables the docs hold that the code owns: each sits between `<!-- generated: NAME -->` and
+# `<!-- end: NAME -->` in README.md or docs/, and `python3 tools/docs.py` writes it (a test
+# fails while one is stale). A rule, kind or format added to its registry reaches them all.
+
+
+def _default(rule: Rule) -> str:
+    strict = f" ({rule.strict.label} under --strict)" if rule.strict else ""
+    return rule.severity.label + strict
+
+
+def rules_table() -> str:
+    rows = [
+        f"| `{r.id}` | {_default(r)} | {', '.join(sorted(r.kinds)) or 'all'} | {r.summary} |"
+        for r in ALL_RULES
+    ]
+    return "\n".join(["| rule | default | kinds | what it reports |", "|---|---|---|---|", *rows])
+
+
+def kinds_table() -> str:
+    from evallint.kinds import KINDS
+
+    rows = []
+    for kind in KINDS:
+        schema = kind.schema_docs or (f"schema/{kind.schema}.schema.json" if kind.schema else "")
+        rows.append(f"| `{kind.name}` | {kind.about} | `{schema}` |")
+    return "\n".join(["| kind | how a file is recognised | schema |", "|---|---|---|", *rows])
+
+
+def markers_table() -> str:
+    from evallint.kinds import KINDS
+
+    rows = [
+        f"| `{kind.name}` | "
+        + "; or ".join(", ".join(f"`{key}`" for key in keys) for keys in kind.markers)
+        + " |"
+        for kind in KINDS
+        if kind.markers
+    ]
+    return "\n".join(["| kind | markers (all of one set) |", "|---|---|", *rows])
+
+
+def formats_usage() -> str:
+    """The `--format` choices as the README's usage line writes them."""
+    from evallint.output import FORMATTERS
+
+    return "|".join(["auto", *FORMATTERS])
+
+
+GENERATED = {"rules": rules_table, "kinds": kinds_table, "markers": markers_table}
+_BLOCK = re.compile(r"(<!-- generated: ([a-z]+)[^>]*-->\n)(.*?)(\n<!-- end: \2 -->)", re.S)
+
+
+def fill(text: str) -> str:
+    """`text` with every generated table written anew."""
+    return _BLOCK.sub(lambda m: m[1] + GENERATED[m[2]]() + m[4], text)

@@ -16,13 +16,6 @@ from evallint.rules.base import Rule
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 PROBLEM = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "recommendation"}
-# Rules that guess (a misspelling, an unused input) are less certain than rules that read facts.
-PRECISION = {
-    "key-typo": "high",
-    "prose-key-typo": "high",
-    "question-missing-inputs": "high",
-    "weight-ignored": "high",
-}
 LIMIT = 1024  # GitHub's limit on description texts
 RESULTS = 25_000  # GitHub code scanning's limit on results per run
 
@@ -51,7 +44,7 @@ def _descriptor(rule: Rule) -> dict[str, object]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["evals", *sorted(rule.kinds)],
-            "precision": PRECISION.get(rule.id, "very-high"),
+            "precision": rule.precision,
             "problem.severity": PROBLEM[rule.severity],
         },
     }

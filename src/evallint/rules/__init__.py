@@ -45,4 +45,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(
 )
 
 BY_ID: Mapping[str, Rule] = {r.id: r for r in ALL_RULES}
-ALWAYS_ON = frozenset({"parse-error"})
+# What the engine, settings, SARIF and `bump` need to know of rules, derived from the rules.
+ALWAYS_ON = frozenset(r.id for r in ALL_RULES if r.always_on)
+BUMPED = tuple(r.id for r in ALL_RULES if r.bumps)  # the rules `evallint bump` answers
+UNUSED_SUPPRESSION = suppressed.UNUSED_SUPPRESSION.id

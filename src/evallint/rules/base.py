@@ -46,7 +46,12 @@ class Example:
         return self.label == "Good"
 
 
-@record
+# How sure a rule's findings are (SARIF's `precision`): a rule that guesses (a misspelling, an
+# input that looks unused) is less certain than one that reads facts.
+Precision = Literal["very-high", "high", "medium", "low"]
+
+
+@record(kw_only=True)
 class Rule:
     """A rule: its stable id, level, the kinds it reads, its docs and its check."""
 
@@ -64,6 +69,11 @@ class Rule:
     reads_project: bool = False  # reads other files' definitions (beyond cross_file's rules)
     keeps: Keeps | None = field(default=None, compare=False)  # None: the whole document
     asks: Asks | None = field(default=None, compare=False)
+    precision: Precision = "very-high"
+    bumps: bool = False  # `evallint bump` fixes its findings (by raising versions)
+    # Always on: no setting, flag or comment turns it off (nothing else can be checked in a
+    # file it reports).
+    always_on: bool = False
 
     @property
     def uses_project(self) -> bool:
@@ -125,6 +135,8 @@ def rule(
     reads_project: bool = False,
     keeps: Keeps | None = None,
     asks: Asks | None = None,
+    precision: Precision = "very-high",
+    bumps: bool = False,
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -132,26 +144,36 @@ def rule(
     def wrap(check: Check) -> Rule:
         summary, description = _docs(check.__doc__)
         return Rule(
-            rule_id,
-            severity,
-            frozenset(k.name for k in kinds),
-            summary,
-            description,
-            check,
-            strict,
-            cross_file,
-            needs_base,
-            reads_files,
-            fixable,
-            reads_project,
-            keeps,
-            asks,
+            id=rule_id,
+            severity=severity,
+            kinds=frozenset(k.name for k in kinds),
+            summary=summary,
+            description=description,
+            check=check,
+            strict=strict,
+            cross_file=cross_file,
+            needs_base=needs_base,
+            reads_files=reads_files,
+            fixable=fixable,
+            reads_project=reads_project,
+            keeps=keeps,
+            asks=asks,
+            precision=precision,
+            bumps=bumps,
         )
 
     return wrap
 
 
-def builtin(rule_id: str, severity: Severity, doc: str) -> Rule:
+def builtin(rule_id: str, severity: Severity, doc: str, *, always_on: bool = False) -> Rule:
     """A rule the engine reports itself (parse problems), documented like the others."""
     summary, description = _docs(doc)
-    return Rule(rule_id, severity, frozenset(), summary, description, None)
+    return Rule(
+        id=rule_id,
+        severity=severity,
+        kinds=frozenset(),
+        summary=summary,
+        description=description,
+        check=None,
+        always_on=always_on,
+    )

@@ -13,6 +13,7 @@ from evallint.kinds import agentv, ai_eval, items
 from evallint.model import Finding, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
+from evallint.validation.vocabulary import KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE, TYPES
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -144,63 +145,6 @@ def _at_pattern(doc: Document, pointer: Pointer, pattern: str, exc: re.error) ->
     return Finding(pointer, message, within=(start, min(start + 1, where + len(pattern))))
 
 
-_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_ONE = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-)
-_KEYWORDS = {
-    *_SCHEMA_MAPS,
-    *_SCHEMA_LISTS,
-    *_SCHEMA_ONE,
-    "type",
-    "enum",
-    "const",
-    "required",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "dependencies",
-    "dependentRequired",
-    "$ref",
-    "$schema",
-    "$id",
-    "$comment",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "readOnly",
-    "writeOnly",
-    "contentEncoding",
-    "contentMediaType",
-    "deprecated",
-    "$anchor",
-}
-
-
 def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str, bool]]:
     """(pointer, message, on_key) for what makes `schema` not a JSON Schema."""
     if isinstance(schema, bool):
@@ -214,19 +158,19 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
         return
     for key, value in schema.items():
         here = (*pointer, key)
-        if key not in _KEYWORDS:
-            hint = suggest(key, _KEYWORDS)
+        if key not in KEYWORDS:
+            hint = suggest(key, KEYWORDS)
             if hint:
                 yield here, f"unknown schema keyword {key!r}; did you mean {hint!r}?", True
         elif key == "type":
             names = enumerate(value) if isinstance(value, list) else [(None, value)]
             for n, bad in names:
-                if not isinstance(bad, str) or bad not in _TYPES:  # {} or [] are not hashable
+                if not isinstance(bad, str) or bad not in TYPES:  # {} or [] are not hashable
                     at = here if n is None else (*here, n)
                     yield (
                         at,
                         f"{bad!r} is not a JSON Schema type; expected one of "
-                        f"{', '.join(sorted(_TYPES))}",
+                        f"{', '.join(sorted(TYPES))}",
                         False,
                     )
         elif key == "required" and not (
@@ -237,22 +181,22 @@ def schema_problems(schema: Any, pointer: Pointer) -> Iterator[tuple[Pointer, st
             exc = compile_error(value)
             if exc is not None:
                 yield here, f"pattern does not compile: {exc.msg}", False
-        elif key in _SCHEMA_MAPS:
+        elif key in SCHEMA_MAPS:
             if isinstance(value, dict):
                 for name, sub in value.items():
                     yield from schema_problems(sub, (*here, name))
             else:
                 yield here, f"{key} must map names to schemas", False
-        elif key in _SCHEMA_LISTS:
+        elif key in SCHEMA_LISTS:
             if isinstance(value, list):
                 for n, sub in enumerate(value):
                     yield from schema_problems(sub, (*here, n))
             else:
                 yield here, f"{key} must be a list of schemas", False
-        elif key in _SCHEMA_ONE and key == "items" and isinstance(value, list):
+        elif key in SCHEMA_ONE and key == "items" and isinstance(value, list):
             for n, sub in enumerate(value):  # draft-07 tuple form
                 yield from schema_problems(sub, (*here, n))
-        elif key in _SCHEMA_ONE:
+        elif key in SCHEMA_ONE:
             yield from schema_problems(value, here)
 
 
@@ -288,7 +232,7 @@ def invalid_json_schema(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding(pointer, message, on_key=on_key)
 
 
-@rule("weight-ignored", Severity.NOTE, kinds=(ai_eval.RUBRIC,))
+@rule("weight-ignored", Severity.NOTE, kinds=(ai_eval.RUBRIC,), precision="high")
 def weight_ignored(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A check has a `weight`, but the rubric does not combine with `weighted_avg`.
 

@@ -86,6 +86,7 @@ def _asks(project: Project, target: Definition) -> bool:
     kinds=(ai_eval.DATASET,),
     cross_file=True,
     asks=_asks,
+    precision="high",
 )
 def question_missing_inputs(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A question's rubric needs `expected_facts` or `expected_tools` the question does not give.

@@ -73,7 +73,7 @@ PROSE_KEYS = frozenset(
 )
 
 
-@rule("key-typo", Severity.ERROR, fixable=True)
+@rule("key-typo", Severity.ERROR, fixable=True, precision="high")
 def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unknown key is close to a known one the runner reads to score: a misspelling.
 
@@ -98,7 +98,7 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _typos(doc, ctx, prose=False)
 
 
-@rule("prose-key-typo", Severity.WARNING, fixable=True)
+@rule("prose-key-typo", Severity.WARNING, fixable=True, precision="high")
 def prose_key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unknown key is close to a known key that cannot change a score: a misspelling.
 

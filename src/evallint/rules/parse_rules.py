@@ -29,6 +29,7 @@ PARSE_ERROR = builtin(
         checks: [{kind: php_lint, id: lint}]
         scoring: {combine: all_pass}
 """,
+    always_on=True,
 )
 
 DUPLICATE_KEY = builtin(

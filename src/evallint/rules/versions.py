@@ -212,7 +212,14 @@ def _bump(doc: Document, found: Verdict) -> Fix | None:
     return Fix(("version",), old, str(found.bump_to))
 
 
-@rule("version-not-bumped", Severity.ERROR, kinds=VERSIONED, needs_base=True, fixable=True)
+@rule(
+    "version-not-bumped",
+    Severity.ERROR,
+    kinds=VERSIONED,
+    needs_base=True,
+    fixable=True,
+    bumps=True,
+)
 def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Score-affecting content changed but the version did not (edited in place).
 
@@ -250,7 +257,14 @@ def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, "version-not-bumped")
 
 
-@rule("version-bump-too-small", Severity.ERROR, kinds=VERSIONED, needs_base=True, fixable=True)
+@rule(
+    "version-bump-too-small",
+    Severity.ERROR,
+    kinds=VERSIONED,
+    needs_base=True,
+    fixable=True,
+    bumps=True,
+)
 def version_bump_too_small(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Score-affecting content changed with a bump smaller than major.
 
