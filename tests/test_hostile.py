@@ -331,6 +331,33 @@ def test_an_explicit_path_through_a_linked_folder_is_not_read(
     assert out.splitlines()[1].startswith("1 file checked: 1 error in 1 file")
 
 
+BROKEN_RUBRIC = 'id: tone\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: lint}]\n'  # no scoring
+
+
+@pytest.mark.parametrize("git", [True, False], ids=["git", "walk"])
+@pytest.mark.parametrize("named", [".", "rubrics", "rubrics/"])
+def test_a_folder_linked_inside_the_project_is_checked_once_where_it_lies(
+    run: Run, tree: Tree, git: bool, named: str
+) -> None:
+    """`rubrics` links to `store/r`, which holds a rubric its content alone does not tell (it
+    lacks `scoring`): the link's path says rubric, so it is checked, once, under its own path;
+    a link to a folder that holds it (`loop` -> `.`) is not followed."""
+    import subprocess
+
+    root = tree({"store/r/tone.yaml": BROKEN_RUBRIC})
+    os.symlink("store/r", root / "rubrics")
+    os.symlink(".", root / "loop")
+    if git:
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    code, out, _ = run("check", named, cwd=root)
+    assert code == 1, out
+    assert out.splitlines()[:-1] == [
+        "store/r/tone.yaml:1:1: error: missing required key 'scoring' [schema-violation]"
+    ]
+    assert out.splitlines()[-1].startswith("1 file checked: 1 error in 1 file")
+
+
 def test_schema_into_a_closed_pipe_ends_quietly() -> None:
     import subprocess
     import sys

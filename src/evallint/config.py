@@ -51,6 +51,18 @@ class Config:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, rule ids)
     skip_folders: tuple[str, ...] = SKIP_FOLDERS  # folder names a walk outside git skips
     source: str = ""  # where it was read from, for messages
+    # (link, target): folders of the project a symlink inside it shows under another name
+    # (`rubrics` -> `store/rubrics`). Their files are checked once, under the target's path,
+    # and are what the link's path says too (a rubric under a linked `rubrics/`).
+    folder_links: tuple[tuple[str, str], ...] = ()
+
+    def views(self, path: str) -> list[str]:
+        """The paths a linked folder gives `path` besides its own."""
+        return [
+            link + path[len(target) :]
+            for link, target in self.folder_links
+            if path.startswith(target + "/")
+        ]
 
     def excluded(self, path: str) -> bool:
         return any(_match(g, path) for g in self.exclude)

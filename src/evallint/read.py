@@ -38,6 +38,8 @@ def read_entry(
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
     forced = kind_named(config.kind_name(path))
+    if forced is None and config.folder_links:
+        forced = _linked_kind(path, fmt, config)
     try:
         large = fmt == "jsonl" and raw is None and source.size(path) > CHUNK
         if large and isinstance(source, Streams):
@@ -82,6 +84,16 @@ def _mapping_root(doc: Document, kind: Kind) -> Document:
         message = f"the top level is {shape}; {kind.name} files are mappings of keys"
     problem = Problem(span, message)
     return Document(doc.path, doc.fmt, doc.text, None, False, (*doc.problems, problem))
+
+
+def _linked_kind(path: str, fmt: Format, config: Config) -> Kind | None:
+    """The kind a file's path under a linked folder gives it (`Config.folder_links`): the
+    runner that reads `rubrics/` through the link reads a rubric there."""
+    for view in config.views(path):
+        found = kind_named(config.kind_name(view)) or path_kind(view, fmt)
+        if found is not None:
+            return found
+    return None
 
 
 def _kind(doc: Document, forced: Kind | None, raw: bytes) -> Kind | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from evallint.config import Config
@@ -52,8 +52,8 @@ def select(
     args: Sequence[str], cwd: Path, root: Path, in_git: bool, config: Config
 ) -> tuple[list[str], list[Skipped], list[str], frozenset[str] | None]:
     """(paths safe to read, skipped with reasons, every listed path, the listed paths that may
-    be symlinks), relative to the root. The last is None when git listed the files (it does not
-    say which are links); a walk of the folders knows it without a stat per file.
+    be symlinks), relative to the root. A walk of the folders knows the links without a stat
+    per file; git's listing knows the clean regular files, and the rest may be links.
 
     A symlink that leads out of the project is listed (a reference to it exists) but never read.
     """
@@ -65,6 +65,11 @@ def select(
         if not path.exists() and not path.is_symlink():
             raise EvallintError(f"no such file or directory: {arg!r}")
         if path.is_dir():
+            # A linked folder inside the project is walked where it lies: its files are
+            # checked once, under their own paths (`folder_links` gives them the link's).
+            real = path.resolve()
+            if real != path.absolute() and real.is_relative_to(root.resolve()):
+                path = root / real.relative_to(root.resolve())
             chosen.extend(_walk_dir(path, root, in_git, config, regular))
         elif not inside(path.parent, root):
             # rubrics/linkdir/x.yaml where linkdir leads out: never read what lies outside
@@ -94,9 +99,34 @@ def select(
             out.append(rel)
         elif not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
             out.append(rel)  # a FIFO, device or socket: reading refuses it, and says so
-    # Named files the walk did not see count as possible links: they are asked one by one.
-    links = None if in_git else frozenset(rel for rel in listed if rel not in regular)
+    # Files neither the walk nor git's listing knows as regular count as possible links: they
+    # are asked one by one.
+    links = frozenset(rel for rel in listed if rel not in regular)
     return out, skipped, listed, links
+
+
+def folder_links(root: Path, tree: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """(link, target) of the symlinks of the tree that show a folder of the project under
+    another name. A symlink to a folder is listed as a file with no suffix (git lists the link,
+    a walk does not enter it), so only those are looked at: one `lstat` each. A link to a folder
+    that holds it (a cycle) or out of the project is not followed."""
+    base = root.resolve()
+    found = []
+    for rel in tree:
+        name = rel.rpartition("/")[2]
+        if "." in name.lstrip(".") or not os.path.islink(os.path.join(root, rel)):
+            continue
+        try:
+            target = (root / rel).resolve(strict=True)
+        except (OSError, RuntimeError):  # dangling, or a loop of links
+            continue
+        if not target.is_dir() or not target.is_relative_to(base):
+            continue
+        to = target.relative_to(base).as_posix()
+        if to == "." or rel == to or rel.startswith(to + "/"):
+            continue  # the link lies inside its own target: following it would not end
+        found.append((rel, to))
+    return tuple(sorted(found))
 
 
 def _out_link(rel: str, config: Config, what: str) -> Skipped:
@@ -139,7 +169,12 @@ def _walk_dir(
     path: Path, root: Path, in_git: bool, config: Config, regular: set[str] | None = None
 ) -> list[str]:
     rel = display_path(path, root)
-    listed = git.list_files(root, [rel]) if in_git else None
+    found = git.tree_files(root, [rel]) if in_git else None
+    listed = None
+    if found is not None:
+        listed, clean = found
+        if regular is not None:
+            regular.update(clean)  # git knows them as clean regular files: no stat needed
     if listed is None:
         skip = frozenset(config.skip_folders)
         listed = _walk_fs(path, root, skip, set() if regular is None else regular)
@@ -170,8 +205,11 @@ def _walk_fs(path: Path, root: Path, skip: frozenset[str], regular: set[str]) ->
         for entry in entries:
             name = f"{prefix}/{entry.name}" if prefix else entry.name
             if entry.is_dir():
-                # Links to folders are not followed.
-                if not entry.is_symlink() and not _skipped(entry, skip):
+                # Links to folders are not followed: listed as git lists them, a file, for
+                # `folder_links` to find.
+                if entry.is_symlink():
+                    found.append(name)
+                elif not _skipped(entry, skip):
                     stack.append((entry.path, name))
                 continue
             found.append(name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from evallint.config import Config
@@ -71,7 +71,19 @@ def plan(options: Options) -> Plan:
     if options.every_finding:
         config = replace(config, max_repeats=0)
     chosen = choose(paths, cwd, root, in_git, config, diff=options.diff, base=options.base)
+    links = discover.folder_links(root, _may_be_links(chosen))
+    if links:
+        config = replace(config, folder_links=links)
     return Plan(root, in_git, config, chosen, cwd, limit)
+
+
+def _may_be_links(chosen: Selection) -> Collection[str]:
+    """The files of the tree that may be symlinks: not those the listing knows as regular."""
+    if chosen.links is not None:
+        return chosen.links
+    if chosen.blobs is not None:
+        return set(chosen.tree).difference(chosen.blobs)
+    return chosen.tree
 
 
 def run(

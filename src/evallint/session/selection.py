@@ -33,7 +33,7 @@ class Selection:
     named: frozenset[str] = frozenset()  # files named on the command line (pre-commit's way)
     # Files the change deletes: eval files elsewhere that name them are checked for it.
     gone: frozenset[str] = frozenset()
-    # The files of `tree` that may be symlinks, when the walk that listed it knows (not git).
+    # The files of `tree` that may be symlinks, when the listing knows (the others are regular).
     links: frozenset[str] | None = None
     # The eval files of `gone` as HEAD has them: the references they leave dangling are checked.
     deleted: tuple[Entry, ...] = ()
