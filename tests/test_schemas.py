@@ -382,3 +382,23 @@ def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_sa
     assert not _sound({"oneOf": [a, b]})
     assert _sound({"oneOf": [a, {"type": "object", "properties": {"y": {}}}]})
     assert not _sound({"anyOf": [{"items": {"properties": {}}}, {"type": "array"}]})
+
+
+def test_an_anyof_alternatives_validator_is_its_own_whatever_its_address() -> None:
+    """The validator of an anyOf alternative is found by the alternative's content: fastjsonschema
+    hands each error a fresh copy of the schema, and a freed copy's address is soon another's
+    (keyed by `id()`, one shape's messages were given for another, now and then, in large runs)."""
+    from evallint.validation.raised import SchemaFailures
+    from evallint.validation.schemas import _branch
+
+    root: dict[str, Any] = {}
+    for i in range(200):
+        alternative: dict[str, Any] = {"type": "string"} if i % 2 else {"type": "array"}
+        check = _branch(root, alternative)
+        try:
+            check("text")
+            took = True
+        except SchemaFailures:
+            took = False
+        assert took == bool(i % 2), i
+        del alternative, check

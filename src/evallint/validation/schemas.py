@@ -199,15 +199,19 @@ def _run(check: Validator, root: dict[str, Any], data: JSON, at: Pointer) -> lis
     return []
 
 
-_BRANCHES: dict[int, Validator] = {}
+# By the alternative's content, never its `id()`: fastjsonschema's errors carry a copy of the
+# schema each time, freed once handled, and a later copy of another alternative may take the
+# same address (a stale validator then gave another shape's messages, now and then).
+_BRANCHES: dict[tuple[int, str], Validator] = {}
 
 
 def _branch(root: dict[str, Any], alternative: dict[str, Any]) -> Validator:
     """A validator for one alternative of an anyOf, with the root's definitions in reach."""
-    found = _BRANCHES.get(id(alternative))
+    key = (id(root), json.dumps(alternative, sort_keys=True, default=repr))
+    found = _BRANCHES.get(key)
     if found is None:
         found = compile_schema({**alternative, "definitions": root.get("definitions", {})})
-        _BRANCHES[id(alternative)] = found
+        _BRANCHES[key] = found
     return found
 
 
