@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import found, shared_or_skip
 from evallint.config import Config
@@ -333,3 +335,21 @@ def test_the_developer_folder_may_differ_from_the_model_id_in_letter_case_only()
     assert found(path, json.dumps(other, indent=1)) == [
         (12, 9, "eee-layout", "the developer folder is 'Alibaba', but model_info.id says 'qwen'")
     ]
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON_VALUES)
+def test_the_canonical_text_is_what_json_dumps_writes(value: object) -> None:
+    """The sample hash's text comes from the C encoder made once; it must be `json.dumps`'s
+    text for any JSON value, or a canonical hash would be called wrong."""
+    import json
+
+    from evallint.rules.eee import _canonical_json
+
+    assert _canonical_json()(value) == json.dumps(value, sort_keys=True, separators=(",", ":"))
