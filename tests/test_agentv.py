@@ -574,3 +574,60 @@ def test_suite_level_and_grouped_graders_get_the_type_hint_too() -> None:
         (2, 12, "agentv-migration"),
         (10, 20, "agentv-migration"),
     ]
+
+
+# Other tools' `eval.yaml`, written here in each family's shape: a Hugging Face benchmark, the
+# inspect_evals metadata, a skill grader's and an agent harness's configuration.
+OTHER_EVAL_YAML = {
+    "hf-benchmark": (
+        "name: Tiny Bench\ndescription: A small benchmark.\nevaluation_framework: inspect-ai\n"
+        "tasks:\n  - id: tiny\n    config: default\n    split: test\n"
+        "    field_spec: {input: question, target: answer}\n"
+        "    solvers: [{name: generate}]\n    scorers: [{name: match}]\n"
+    ),
+    "inspect-evals": (
+        'title: "Tiny: a small evaluation"\ndescription: Measures small things.\n'
+        'group: Reasoning\ncontributors: [someone]\nversion: "1-A"\n'
+        "tasks:\n  - name: tiny\n    dataset_samples: 100\n"
+    ),
+    "skill-grader": (
+        'version: "1"\ndefaults: {agent: gemini, trials: 5}\n'
+        "tasks:\n  - name: create-config\n    instruction: Create a config.\n"
+        "    graders: [{type: deterministic, run: node check.js, weight: 0.7}]\n"
+    ),
+    "agent-harness": (
+        "name: x-eval\nskill: x.speedrun\nrunner: claude-code\ndataset: {path: cases}\n"
+        "outputs:\n  - path: artifacts/reviews\n"
+        "judges: [{name: score, module: eval.judges, function: score}]\n"
+        "thresholds: {score: {min_mean: 6.0}}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ["eval.yaml", "bench/eval.yml", "Eval.yaml"])
+@pytest.mark.parametrize("family", sorted(OTHER_EVAL_YAML))
+def test_another_tools_eval_yaml_gets_no_agentv_finding(family: str, name: str) -> None:
+    """`eval.yaml` is a name several tools use: a file whose keys are not AgentV's is left
+    alone (skipped with the reason), never reported as a suite missing `tests`. (The spec's
+    `EVAL.yaml`, in capitals, is AgentV's own name.)"""
+    files = {name: OTHER_EVAL_YAML[family]}
+    report = lint([name], DictSource(files), Config(), tree=[name])
+    assert report.diagnostics == ()
+    assert report.files_checked == 0
+    assert [s.path for s in report.skipped] == [name]
+    assert "not AgentV's" in report.skipped[0].reason
+
+
+def test_a_broken_agentv_eval_yaml_is_still_a_suite() -> None:
+    """The weight of the evidence: `testes` is a misspelt `tests`, so the file is AgentV's, and
+    gets AgentV's findings; a suite with AgentV's keys is checked as one."""
+    broken = "description: Refunds\ntestes:\n  - id: w\n    input: How long?\n"
+    assert [(f[0], f[1], f[2]) for f in found("eval.yaml", broken)] == [
+        (1, 1, "schema-violation"),
+        (2, 1, "key-typo"),
+    ]
+    good = "description: Refunds\ntests:\n  - id: w\n    input: How long?\n    criteria: Says 30.\n"
+    assert found("eval.yaml", good) == []
+    spec = "name: refunds\nevalcases:\n  - id: w\n    expected_outcome: Says 30.\n    input: Hi\n"
+    report = lint(["EVAL.yaml"], DictSource({"EVAL.yaml": spec}), Config(), tree=["EVAL.yaml"])
+    assert report.files_checked == 1

@@ -112,7 +112,7 @@ def not_ours(path: str, data: JSON) -> str | None:
     """Why a parsed file that no kind matches is another tool's, when it plainly is."""
     if agentv.is_promptfoo(path, data):
         return "a promptfoo config, not a format evallint checks"
-    return None
+    return agentv.other_tools_eval(path, data)
 
 
 def tooling(path: str) -> bool:

@@ -12,10 +12,52 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items
+from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items, weighs_for
 from evallint.model import JSON, Pointer
 
 _SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
+# `eval.yaml` itself (any case) is a name other tools use too: Hugging Face benchmarks (with
+# `evaluation_framework` and `tasks`), inspect_evals' metadata (`title`, `tasks`, `contributors`),
+# skill graders and run configs. Such a file is an AgentV suite only when its keys weigh for
+# AgentV (`weighs_for`): keys only AgentV's dialects use, or a misspelling of `tests`.
+_SHARED_NAME = re.compile(r"^eval\.ya?ml$", re.I)
+_AGENTV_ROOT = frozenset(
+    {
+        "tests",
+        "evalcases",
+        "execution",
+        "assertions",
+        "assert",
+        "input",
+        "input_files",
+        "target",
+        "workspace",
+        "preprocessors",
+        "governance",
+        "requires",
+        "default_test",
+        "prompts",
+        "providers",
+        "evaluate_options",
+        "scenarios",
+    }
+)
+_OTHER_ROOT = frozenset(
+    {
+        "evaluation_framework",
+        "tasks",
+        "title",
+        "contributors",
+        "group",
+        "external_assets",
+        "arxiv",
+        "dataset_samples",
+        "skills",
+        "graders",
+        "model",
+        "models",
+    }
+)
 # The spec's EVAL.yaml with a variant in its name (EVAL.live.yaml): written in capitals, as the
 # spec writes it (a lower-case eval.config.yaml may be anything).
 _SPEC_VARIANT = re.compile(r"^EVAL\.[^/]+\.ya?ml$")
@@ -25,8 +67,43 @@ _V4_TEST = ("criteria", "assertions", "expected_output", "input")
 
 
 def is_suite_name(path: str) -> bool:
+    """A name AgentV gives its suites (a file that does not parse is claimed by it)."""
     name = path.rsplit("/", 1)[-1]
     return bool(_SUITE_NAME.match(name) or _SPEC_VARIANT.match(name))
+
+
+def is_own_suite_name(path: str) -> bool:
+    """A name only AgentV gives its files: a file that does not parse is claimed by it. The
+    spec's `EVAL.yaml`, in capitals, is one; a shared `eval.yaml` that does not parse is
+    claimed by AgentV's markers in its text, if any."""
+    name = path.rsplit("/", 1)[-1]
+    return is_suite_name(path) and (name.startswith("EVAL.") or not _SHARED_NAME.match(name))
+
+
+def other_tools_eval(path: str, data: JSON) -> str | None:
+    """Why a file named `eval.yaml` is another tool's, when its keys do not weigh for AgentV."""
+    if not _SHARED_NAME.match(path.rsplit("/", 1)[-1]) or not isinstance(data, dict):
+        return None
+    if _named_suite(path, data):
+        return None
+    if "evaluation_framework" in data:
+        return "a Hugging Face benchmark eval.yaml (its keys are not AgentV's)"
+    if "title" in data and "tasks" in data:
+        return "inspect_evals metadata (its keys are not AgentV's)"
+    return "an eval.yaml of another tool (its keys are not AgentV's)"
+
+
+def _named_suite(path: str, data: dict[str, JSON]) -> bool:
+    """Whether the file's name makes a parsed file a suite: AgentV's own names, and the shared
+    `eval.yaml` when its keys weigh for AgentV."""
+    if not is_suite_name(path):
+        return False
+    if not _SHARED_NAME.match(path.rsplit("/", 1)[-1]):
+        return True
+    schema = data.get("$schema")
+    if isinstance(schema, str) and ("agentv" in schema or "agentevals" in schema):
+        return True
+    return weighs_for(data, _AGENTV_ROOT, _OTHER_ROOT, near=("tests", "evalcases"))
 
 
 def _cases(data: dict[str, JSON]) -> list[dict[str, JSON]]:
@@ -74,8 +151,8 @@ def dialect(path: str, data: JSON) -> str | None:
     if any(k in data for k in _NEXT_ROOT) or (
         _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
-        return "agentv-next" if is_suite_name(path) or "prompts" in data else None
-    if is_suite_name(path) or _uses(tests, _V4_TEST):
+        return "agentv-next" if _named_suite(path, data) or "prompts" in data else None
+    if _named_suite(path, data) or _uses(tests, _V4_TEST):
         return "agentv-v4"
     return None
 
@@ -245,7 +322,7 @@ V4 = _kind(
     "AgentV's stable line: `EVAL.yaml`, `eval.yaml`, `*.eval.yaml`, `suite.yaml` (any case), "
     "`EVAL.*.yaml` such as `EVAL.live.yaml` (in capitals, as the spec writes it); the keys may "
     "name another AgentV dialect; or `tests` with `criteria`/`assertions`",
-    is_suite_name,
+    is_own_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
 )
 # A file that does not parse is claimed by its marker keys: `default_test` is AgentV 5's own

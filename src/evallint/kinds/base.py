@@ -164,3 +164,24 @@ def items(data: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
         for i, item in enumerate(found):
             if isinstance(item, dict):
                 yield i, item
+
+
+def weighs_for(
+    data: dict[str, JSON],
+    ours: frozenset[str],
+    theirs: frozenset[str],
+    *,
+    near: tuple[str, ...] = (),
+) -> bool:
+    """Whether a file whose name several tools share is ours, by the weight of its top-level
+    keys: those only our format uses against those only the others use. A misspelling of one
+    of `near` (our required keys) counts for us, so a broken file of ours is still claimed and
+    gets its findings; a file of another tool is left alone. Kinds whose file names are shared
+    (`eval.yaml`; promptfoo's and lm-evaluation-harness's YAML) claim by this one rule."""
+    from evallint.suggest import suggest
+
+    mine = sum(1 for k in data if k in ours)
+    other = sum(1 for k in data if k in theirs)
+    if near and not any(k in data for k in near):
+        mine += any(suggest(k, list(near)) for k in data if k not in ours and k not in theirs)
+    return mine > other
