@@ -319,8 +319,9 @@ SPEC = _kind(
 V4 = _kind(
     "agentv-v4",
     "AgentV eval (v4)",
-    "AgentV's stable line: `EVAL.yaml`, `eval.yaml`, `*.eval.yaml`, `suite.yaml` (any case), "
-    "`EVAL.*.yaml` such as `EVAL.live.yaml` (in capitals, as the spec writes it); the keys may "
+    "AgentV's stable line: `EVAL.yaml`, `*.eval.yaml`, `suite.yaml` (any case), `EVAL.*.yaml` "
+    "such as `EVAL.live.yaml` (in capitals, as the spec writes it), and `eval.yaml` when its keys "
+    "are AgentV's (Hugging Face, inspect_evals and other tools use the name too); the keys may "
     "name another AgentV dialect; or `tests` with `criteria`/`assertions`",
     is_own_suite_name,
     (("tests", "criteria"), ("tests", "assertions")),
