@@ -2,6 +2,11 @@
 
     python benchmarks/bench_hostile.py [--rubrics 2400] [--records 100000] [--runs 5]
 
+- files whose findings a pull request can multiply: 5,000 unknown keys on one 224 KB line,
+  in JSON and SARIF; a JSON rubric with 8,000 unknown keys; an EEE record with 4,000 scores
+  out of range, in JSON, SARIF and the Action's `--format github --sarif-output`;
+- a settings glob that backtracking regexes take exponential time on, against a long name;
+- `GITHUB_EVENT_PATH=/dev/zero` in a pull request's `--diff` run (read with a cap);
 - a chain of --rubrics composite rubrics, each including the next, and the same rubrics in
   one cycle (every rubric on it gets a finding): wall time and peak memory of
   `evallint check --format json`, the median of --runs, with the JSON output's size;
@@ -51,6 +56,103 @@ def records(path: Path, n: int, hashed: bool) -> None:
             f.write(json.dumps(record) + "\n")
 
 
+def _score(i: int) -> dict[str, object]:
+    """A valid result but for its score, above its metric's maximum."""
+    return {
+        "evaluation_name": f"m{i}",
+        "source_data": {"source_type": "url", "dataset_name": "d", "url": ["https://x.test"]},
+        "metric_config": {
+            "lower_is_better": False,
+            "score_type": "continuous",
+            "min_score": 0,
+            "max_score": 1,
+        },
+        "score_details": {"score": 2},
+    }
+
+
+def cases(root: Path) -> list[tuple[str, Path, list[str], dict[str, str]]]:
+    """(case, folder, arguments after `check`, environment) of each hostile input."""
+    out: list[tuple[str, Path, list[str], dict[str, str]]] = []
+    one = root / "one_line"
+    (one / "datasets").mkdir(parents=True)
+    keys = ",".join(f'"k{i:05d}": 1' for i in range(5000))
+    (one / "datasets" / "d.json").write_text(f'{{"id": "d", "questions": [{{{keys}}}]}}\n')
+    out += [
+        ("5,000 unknown keys on one 224 KB line, JSON", one, ["--format", "json"], {}),
+        ("the same, SARIF", one, ["--format", "sarif"], {}),
+    ]
+    rub = root / "json_rubric"
+    (rub / "rubrics").mkdir(parents=True)
+    many = {f"key_{i}": i for i in range(8000)}
+    rubric = {"id": "r", "version": "1.0.0", "checks": [], "scoring": {"combine": "min"}, **many}
+    (rub / "rubrics" / "r.json").write_text(json.dumps(rubric, indent=2))
+    out.append(("a JSON rubric with 8,000 unknown keys, JSON", rub, ["--format", "json"], {}))
+    eee = root / "eee_scores"
+    folder = eee / "data" / "c" / "dev" / "m"
+    folder.mkdir(parents=True)
+    record = {
+        "schema_version": "0.2.0",
+        "evaluation_id": "e/1",
+        "retrieved_timestamp": "1700000000",
+        "source_metadata": {"source_type": "evaluation_run", "source_organization_name": "o"},
+        "model_info": {"name": "m", "id": "dev/m"},
+        "evaluation_results": [_score(i) for i in range(4000)],
+    }
+    name = "00000000-0000-4000-8000-000000000000.json"
+    (folder / name).write_text(json.dumps(record, indent=2))
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/dev/null"}
+    out += [
+        ("an EEE record with 4,000 scores out of range, JSON", eee, ["--format", "json"], {}),
+        ("the same, SARIF", eee, ["--format", "sarif"], {}),
+        (
+            "the same, `--format github --sarif-output`",
+            eee,
+            ["--format", "github", "--sarif-output", "out.sarif"],
+            env,
+        ),
+    ]
+    glob = root / "glob"
+    (glob / "rubrics").mkdir(parents=True)
+    (glob / ".evallint.toml").write_text('exclude = ["**a**a**a**a**a**a**a**a**b"]\n')
+    (glob / "rubrics" / ("a" * 200 + ".yaml")).write_text("id: x\n")
+    out.append(("an `exclude` glob of 8 `**a` against a 205-character name", glob, [], {}))
+    event = root / "event"
+    event.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=event, check=True)
+    pr = {"GITHUB_EVENT_PATH": "/dev/zero", "GITHUB_EVENT_NAME": "pull_request"}
+    out.append(("`--diff` with `GITHUB_EVENT_PATH=/dev/zero`", event, ["--diff"], pr))
+    return out
+
+
+def hostile_rows(tmp: Path, runs: int) -> None:
+    print(f"hostile inputs; median (min to max) of {runs} runs")
+    print("| case | wall | peak memory |")
+    print("|---|---|---|")
+    for case, folder, args, env in cases(tmp / "hostile"):
+        cmd = [*evallint_cmd(), "check", "--no-cache", "--exit-zero", *args]
+        seen = [_with_env(cmd, folder, env) for _ in range(runs)]
+        walls, peaks = [s[0] for s in seen], [s[1] for s in seen]
+        print(f"| {case} | {spread(walls, ' s')} | {spread(peaks, ' MB')} |")
+    print()
+
+
+def _with_env(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """`with_peak_memory` with variables set (the probe passes its environment on)."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return with_peak_memory(cmd, cwd)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def composite_rows(tmp: Path, n: int, runs: int) -> None:
     print(f"| {n:,} composite rubrics | wall | peak memory | JSON output |")
     print("|---|---|---|---|")
@@ -88,6 +190,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        hostile_rows(Path(tmp), args.runs)
         composite_rows(Path(tmp), args.rubrics, args.runs)
         hash_row(Path(tmp), args.records, args.runs)
     return 0
