@@ -117,3 +117,17 @@ def run_schema(args: argparse.Namespace) -> int:
         return EXIT_OK
     sys.stdout.write(json.dumps(load_schema(args.name), indent=2, ensure_ascii=False) + "\n")
     return EXIT_OK
+
+
+def run_lsp(args: argparse.Namespace) -> int:
+    """The language server, when the `lsp` extra (pygls) is installed."""
+    from evallint.errors import EvallintError
+
+    try:
+        from evallint.lsp.server import serve
+    except ImportError as exc:
+        raise EvallintError(
+            f"evallint lsp needs the lsp extra ({exc.name or 'pygls'} is not installed): "
+            "pip install 'evallint-git[lsp]'"
+        ) from None
+    return serve()

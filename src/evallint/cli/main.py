@@ -121,4 +121,5 @@ _COMMANDS = {
     "rule": _other("run_rule"),
     "completion": lambda args: _completion(args.shell),
     "schema": _other("run_schema"),
+    "lsp": _other("run_lsp"),
 }

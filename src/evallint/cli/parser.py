@@ -246,6 +246,11 @@ def _add_completion(sub: Any) -> None:
     done.add_argument("shell", choices=["bash", "zsh", "fish"])
 
 
+def _add_lsp(sub: Any) -> None:
+    lsp = sub.add_parser("lsp", help="run the language server on stdin and stdout (the lsp extra)")
+    lsp.add_argument("--stdio", action="store_true", help="the default, and the only transport")
+
+
 # The subcommands, in the order `evallint --help` lists them.
 SUBCOMMANDS: dict[str, Callable[[Any], None]] = {
     "check": _add_check,
@@ -255,6 +260,7 @@ SUBCOMMANDS: dict[str, Callable[[Any], None]] = {
     "rule": _add_rule,
     "schema": _add_schema,
     "completion": _add_completion,
+    "lsp": _add_lsp,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
 
@@ -177,16 +178,35 @@ class RevSource:
 
 class Overlay:
     """One source, but `paths` as another has them: the files a change touched as they were
-    before it (a path the other lacks did not exist)."""
+    before it (a path the other lacks did not exist), or the buffers an editor holds. What
+    leads out of the project is the source's below to say: an overlay never reads through it."""
 
     def __init__(self, under: Source, over: Source, paths: frozenset[str]) -> None:
         self._under, self._over, self._paths = under, over, paths
+        self.root = getattr(under, "root", None)
+
+    def outside(self, path: str) -> bool:
+        leaves = getattr(self._under, "outside", None)
+        return path not in self._paths and leaves is not None and bool(leaves(path))
 
     def size(self, path: str) -> int:
         return (self._over if path in self._paths else self._under).size(path)
 
     def read(self, path: str) -> bytes:
         return (self._over if path in self._paths else self._under).read(path)
+
+
+class Buffers:
+    """Files held in memory: an editor's unsaved buffers."""
+
+    def __init__(self, files: Mapping[str, bytes]) -> None:
+        self._files = files
+
+    def size(self, path: str) -> int:
+        return len(self._files[path])
+
+    def read(self, path: str) -> bytes:
+        return self._files[path]
 
 
 def read_capped(source: Source, path: str, limit: int) -> bytes | int:

@@ -1,0 +1,66 @@
+"""A project as an editor sees it: the files on disk, and the buffers it holds unsaved.
+
+The language server keeps one `Project` a workspace folder. It is planned once as a whole check
+of the folder is (the same root, settings, listing and symlink rules as `evallint check`), and
+each edit checks the open eval files against the tree with their buffers in place of the files:
+the same engine and rules, so the same findings. Nothing is read outside the project.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from pathlib import Path
+
+from evallint.model import Report
+from evallint.parse import format_of
+from evallint.records import record, replace
+from evallint.session.check import Options, Plan, plan
+
+
+@record(frozen=False)
+class Project:
+    """One workspace folder: its plan (settings, tree), refreshed when files change on disk."""
+
+    root: Path
+    planned: Plan | None = None
+
+    def refresh(self) -> None:
+        """Read the settings and list the tree again (a file was made, deleted or renamed, or
+        the settings changed)."""
+        self.planned = plan(Options(paths=(str(self.root),), cwd=self.root, cache=True))
+
+    def relative(self, path: Path) -> str | None:
+        """The project path of a file, None when it lies outside the project."""
+        try:
+            rel = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return None
+        return rel if format_of(rel) is not None else None
+
+    def check(self, buffers: Mapping[str, str], today: datetime.date | None = None) -> Report:
+        """The findings of the open eval files (`buffers`: project path -> unsaved text), with
+        the rest of the project read from disk."""
+        from evallint.engine.run import lint
+        from evallint.io.cache import open_cache
+        from evallint.io.source import Buffers, FsSource, Overlay
+
+        if self.planned is None:
+            self.refresh()
+        planned = self.planned
+        assert planned is not None
+        config = planned.config
+        paths = sorted(p for p in buffers if not config.excluded(p))
+        held = {p: buffers[p].encode("utf-8", "surrogateescape") for p in paths}
+        tree = planned.chosen.tree
+        listed = set(tree)
+        extra = [p for p in paths if p not in listed]
+        if extra:  # a buffer not yet saved: a file of the tree as far as this check goes
+            tree = sorted([*tree, *extra])
+        source = Overlay(FsSource(planned.root), Buffers(held), frozenset(held))
+        # Summaries of the files outside the run are kept as the command keeps them; the
+        # buffers are the run's, so none is taken from the cache.
+        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=True)
+        report = lint(paths, source, config, tree=tree, today=today, store=store)
+        store.save()
+        return replace(report, notes=())
