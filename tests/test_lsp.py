@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -41,6 +42,7 @@ class Client:
         self.next_id = 0
         self.messages: Queue[dict[str, Any]] = Queue()
         self.diagnostics: dict[str, list[dict[str, Any]]] = {}
+        self.logged: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -83,7 +85,10 @@ class Client:
                 return
             if message.get("method") == "textDocument/publishDiagnostics":
                 params = message["params"]
-                self.diagnostics[params["uri"]] = params["diagnostics"]
+                # pygls writes a URI as it normalizes it (`%40` as `@`), as editors compare them.
+                self.diagnostics[unquote(params["uri"])] = params["diagnostics"]
+            elif message.get("method") == "window/logMessage":
+                self.logged.append(message["params"]["message"])
             elif "id" in message and "method" in message:  # a request of the server's
                 self.send({"id": message["id"], "result": None})
             yield message
@@ -92,7 +97,7 @@ class Client:
         """The diagnostics of `uri` after everything sent so far has been handled: a request
         answered after them (the server handles messages in order) marks the point."""
         self.request("textDocument/codeAction", _range_params(uri))
-        return self.diagnostics.get(uri, [])
+        return self.diagnostics.get(unquote(uri), [])
 
     def uri(self, rel: str) -> str:
         return (self.root / rel).resolve().as_uri()
@@ -175,23 +180,40 @@ def _found(diagnostics: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
     )
 
 
-def test_the_servers_findings_are_the_commands_on_every_example(client_for: Any, run: Any) -> None:
-    """Parity: every file of `examples/`, opened as it is, gets the findings `evallint check`
-    gives it, at the same places, with the same ids, severities and messages."""
-    _, out, _ = run("check", "--format", "json", "--no-cache", "examples", cwd=REPO)
-    cli = json.loads(out)["diagnostics"]
-    client = client_for(REPO)
+def _parity(client: Client, root: Path, cli: list[dict[str, Any]]) -> int:
+    """Open each eval file of `root` alone and compare the server's findings with the CLI's:
+    places, ids, severities, messages. The number of findings compared."""
     files = sorted(
-        p.relative_to(REPO).as_posix()
-        for p in (REPO / "examples").rglob("*")
-        if p.suffix in (".yaml", ".yml", ".json", ".jsonl")
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.suffix in (".yaml", ".yml", ".json", ".jsonl") and ".git" not in p.parts
     )
-    uris = {rel: client.open(rel) for rel in files}
-    for rel, uri in uris.items():
+    levels = {3: "note", 2: "warning", 1: "error"}
+    compared = 0
+    for rel in files:
+        uri = client.open(rel)
         mine = client.published(uri)
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         theirs = [d for d in cli if d["path"] == rel]
         assert _found(mine) == sorted((d["line"], d["column"], d["rule"]) for d in theirs), rel
-        assert sorted(d["message"] for d in mine) == sorted(d["message"] for d in theirs), rel
+        assert sorted((levels[d["severity"]], d["message"]) for d in mine) == sorted(
+            (d["severity"], d["message"]) for d in theirs
+        ), rel
+        compared += len(mine)
+    return compared
+
+
+@pytest.mark.parametrize("corpus", ["examples", "drupal", "agentv"])
+def test_the_servers_findings_are_the_commands(client_for: Any, run: Any, corpus: str) -> None:
+    """Parity: every eval file of `examples/` and of the real corpora, opened as it is, gets
+    the findings `evallint check` gives it over the same folder."""
+    from conftest import shared_or_skip
+
+    root = REPO / "examples" if corpus == "examples" else shared_or_skip("corpus", corpus)
+    _, out, _ = run("check", "--format", "json", "--no-cache", ".", cwd=root)
+    cli = json.loads(out)["diagnostics"]
+    compared = _parity(client_for(root), root, cli)
+    assert compared == len(cli)
 
 
 def test_findings_come_from_the_unsaved_buffer_with_rule_links(

@@ -50,10 +50,16 @@ class Project:
         planned = self.planned
         assert planned is not None
         config = planned.config
-        paths = sorted(p for p in buffers if not config.excluded(p))
-        held = {p: buffers[p].encode("utf-8", "surrogateescape") for p in paths}
         tree = planned.chosen.tree
         listed = set(tree)
+        # What `evallint check` would check: files its listing holds (not those git ignores,
+        # nor, outside git, hidden or tooling folders), and new files not yet saved.
+        paths = sorted(
+            p
+            for p in buffers
+            if not config.excluded(p) and (p in listed or not (planned.root / p).exists())
+        )
+        held = {p: buffers[p].encode("utf-8", "surrogateescape") for p in paths}
         extra = [p for p in paths if p not in listed]
         if extra:  # a buffer not yet saved: a file of the tree as far as this check goes
             tree = sorted([*tree, *extra])
