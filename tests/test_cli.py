@@ -444,7 +444,7 @@ def test_readme_configuration_example_is_valid() -> None:
     from evallint.session.settings import from_table
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"```toml\n(.*?)```", readme, re.S)
+    example = re.search(r"```toml\n(.*?)```", readme[readme.index("## Configuration") :], re.S)
     assert example is not None
     config = from_table(tomllib.loads(example.group(1)), "README.md")
     assert config.non_score_fields == {"rubric": ("owner", "reviewed_by")}
