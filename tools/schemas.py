@@ -1094,8 +1094,9 @@ SCHEMAS = {
 def all_schemas() -> dict[str, Any]:
     """Schema name (its path under schema/, without .schema.json) to its builder."""
     from schemas_eee import AGGREGATES, INSTANCES
+    from schemas_hf import SCHEMAS as HF
 
-    out: dict[str, Any] = dict(SCHEMAS)
+    out: dict[str, Any] = {**SCHEMAS, **HF}
     out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
     out.update({f"eee/instance_{v}": build for v, build in INSTANCES.items()})
     return out

@@ -74,14 +74,17 @@ _SHAPES = {list: "a list", str: "text", int: "a number", float: "a number", bool
 def _mapping_root(doc: Document, kind: Kind) -> Document:
     """A file of a kind whose top level is a mapping, holding nothing or something else, has
     no data to check: a parse-error, like any file that cannot be read as that kind."""
-    if not doc.ok or kind.per_record or isinstance(doc.data, dict):
+    wanted = list if kind.top_level == "list" else dict
+    if not doc.ok or kind.per_record or isinstance(doc.data, wanted):
         return doc
+    what = "lists of entries" if wanted is list else "mappings of keys"
     if doc.data is None:
-        span, message = Span(1, 1, 1, 2), f"the file holds no data; {kind.name} files are mappings"
+        span, message = Span(1, 1, 1, 2), f"the file holds no data; {kind.name} files are {what}"
     else:
         shape = _SHAPES.get(type(doc.data), type(doc.data).__name__)
+        shape = "a mapping" if isinstance(doc.data, dict) else shape
         span = doc.locate(())
-        message = f"the top level is {shape}; {kind.name} files are mappings of keys"
+        message = f"the top level is {shape}; {kind.name} files are {what}"
     problem = Problem(span, message)
     return Document(doc.path, doc.fmt, doc.text, None, False, (*doc.problems, problem))
 

@@ -181,10 +181,16 @@ def _walk_dir(
     return sorted(listed)
 
 
+# Hidden folders that hold eval files by their format's own convention (a model repository's
+# results): walked, as git lists them.
+EVAL_FOLDERS = frozenset({".eval_results"})
+
+
 def _skipped(entry: os.DirEntry[str], skip: frozenset[str]) -> bool:
     """A folder that is tooling, not eval files, by its name: hidden, or named in `skip`.
     (A virtual environment, which holds pyvenv.cfg, is told when its folder is read.)"""
-    return entry.name.startswith(".") or entry.name in skip
+    hidden = entry.name.startswith(".") and entry.name not in EVAL_FOLDERS
+    return hidden or entry.name in skip
 
 
 def _walk_fs(path: Path, root: Path, skip: frozenset[str], regular: set[str]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from evallint.kinds import abp, agentv, ai_eval, eee
+from evallint.kinds import abp, agentv, ai_eval, eee, hf
 from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
@@ -46,6 +46,8 @@ KINDS: tuple[Kind, ...] = (
     agentv.NEXT,
     eee.AGGREGATE,
     eee.INSTANCE,
+    hf.BENCHMARK,
+    hf.RESULTS,
     ai_eval.DATASET,
 )
 

@@ -87,6 +87,8 @@ class Kind:
     about: str = ""
     # The schema file, for the docs, when it is not `schema/<schema>.schema.json`.
     schema_docs: str = ""
+    # What a file holds at its top level: a mapping of keys, or a list of entries.
+    top_level: Literal["mapping", "list"] = "mapping"
     by_path: PathTest | None = None  # path evidence, strongest after config and $schema
     by_content: ContentTest | None = None  # top-level keys, for files the path does not place
     # Path evidence weaker than the content (which may name another kind of the family) that

@@ -12,6 +12,7 @@ from evallint.rules import (
     eee,
     eee_prose,
     files,
+    hf,
     judges,
     keys,
     parse_rules,
@@ -38,6 +39,7 @@ FAMILIES = (
     agentv,
     eee,
     eee_prose,
+    hf,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import abp, agentv
+from evallint.kinds import abp, agentv, hf
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -14,13 +14,18 @@ if TYPE_CHECKING:
     from evallint.rules.api import Context
 
 
-@rule("duplicate-case-id", Severity.ERROR, kinds=(abp.EVALS, agentv.V2, agentv.SPEC, agentv.V4))
+@rule(
+    "duplicate-case-id",
+    Severity.ERROR,
+    kinds=(abp.EVALS, agentv.V2, agentv.SPEC, agentv.V4, hf.BENCHMARK),
+)
 def duplicate_case_id(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two cases (tests) in one file share an id.
 
     AgentV stops the run with "Duplicate test ID" (its `validate` does not look); the
     ai_best_practices runner saves each case's trace as `<id>.json`, so the second overwrites
-    the first. Reported on the second, naming the line of the first.
+    the first; the Hub makes a leaderboard of each benchmark task id. Reported on the second,
+    naming the line of the first.
 
     Bad (evals/refunds/evals.json):
         {"evals": [{"id": "w", "prompt": "a"}, {"id": "w", "prompt": "b"}], "skill_name": "r"}
