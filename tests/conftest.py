@@ -53,6 +53,16 @@ class DictSource:
     def read(self, path: str) -> bytes:
         return self.files[path]
 
+    def outside(self, path: str) -> bool:
+        """A file written as `# symlink -> TARGET` stands for a symlink (as the rule docs
+        show one): it leads out of the project when its target does."""
+        text = self.files.get(path, b"")
+        if not text.startswith(b"# symlink -> "):
+            return False
+        target = text.split(b"->", 1)[1].strip().decode()
+        joined = os.path.normpath(os.path.join(os.path.dirname(path), target))
+        return os.path.isabs(target) or joined == ".." or joined.startswith("../")
+
 
 def baseline_of(base: Mapping[str, str | bytes]) -> Baseline:
     """A baseline without git: each file of `base` is what that path held at the base."""

@@ -237,7 +237,7 @@ def test_symlink_leaving_the_project_is_not_read(run: Run, tree: Tree, tmp_path:
     assert code == 1  # a rubric by its path, never read: an error, never a silent skip
     assert (
         "rubrics/leak.yaml:1:1: error: rubrics/leak.yaml is a symlink to outside the project; "
-        "it is not read [parse-error]"
+        "it is not read [path-outside-repo]"
     ) in out
     assert "secret" not in out.replace(outside.name, "")
     # Where no kind claims the path, the link is counted as a file not read.

@@ -325,7 +325,7 @@ def test_an_explicit_path_through_a_linked_folder_is_not_read(
     assert code == 1  # a rubric by its path: evallint would check it, and cannot
     assert out.splitlines() == [
         "rubrics/linkdir/broken.yaml:1:1: error: rubrics/linkdir/broken.yaml is outside the "
-        "project; it is not read [parse-error]",
+        "project; it is not read [path-outside-repo]",
         out.splitlines()[1],
     ]
     assert out.splitlines()[1].startswith("1 file checked: 1 error in 1 file")

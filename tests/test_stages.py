@@ -166,7 +166,7 @@ def test_one_file_checks_cap_repeats_and_count_the_rest() -> None:
 def test_active_rules_follow_select_ignore_and_severities() -> None:
     config = Config(select=("key-typo", "unknown-key"), ignore=("unknown-key",))
     chosen = {r.id for r, _ in active_rules(config, ALL_RULES)}
-    assert chosen == {"key-typo", "parse-error"}  # parse-error always runs
+    assert chosen == {"key-typo", "parse-error", "path-outside-repo"}  # these always run
     off = Config(severities={"key-typo": "off"})
     assert "key-typo" not in {r.id for r, _ in active_rules(off, ALL_RULES)}
 

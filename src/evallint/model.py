@@ -127,14 +127,15 @@ class Skipped:
     unreadable: bool = False
     problem: tuple[Span, str] | None = None  # where it could not be read, and why
     claimed: bool = False  # a kind claims it by its path: an error, however the run was asked
+    rule: str = "parse-error"  # the finding it is as an error (path-outside-repo: a link out)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
 
     def as_error(self) -> Diagnostic:
-        """The parse-error it is when evallint was told to check this very file (--strict)."""
+        """The error it is when evallint was told to check this very file (--strict)."""
         span, message = self.problem or (Span(1, 1, 1, 2), self.reason)
-        return Diagnostic(self.path, span, "parse-error", Severity.ERROR, message)
+        return Diagnostic(self.path, span, self.rule, Severity.ERROR, message)
 
 
 class Checked(Sequence[tuple[str, str]]):

@@ -40,6 +40,10 @@ def read_entry(
     forced = kind_named(config.kind_name(path))
     if forced is None and config.folder_links:
         forced = _linked_kind(path, fmt, config)
+    leaves = getattr(source, "outside", None)
+    if leaves is not None and leaves(path):  # never read, whatever route brought it here
+        message = f"{path} is a symlink that leads out of the project; it is not read"
+        return _unread(path, fmt, forced, message, "", OUTSIDE)
     try:
         large = fmt == "jsonl" and raw is None and source.size(path) > CHUNK
         if large and isinstance(source, Streams):
@@ -159,14 +163,22 @@ def _unparsed_kind(path: str, fmt: Format, forced: Kind | None, text: str) -> Ki
     )
 
 
+OUTSIDE = "path-outside-repo"  # the rule of a file that leads out of the project
+
+
 def _unread(
-    path: str, fmt: Format, forced: Kind | None, message: str, head: str
+    path: str,
+    fmt: Format,
+    forced: Kind | None,
+    message: str,
+    head: str,
+    rule: str = "parse-error",
 ) -> Diagnostic | Skipped:
-    """A file that was not read whole: a parse-error when a kind claims it, else a skip that
-    is counted as unreadable."""
+    """A file that was not read whole: an error when a kind claims it (`rule`: parse-error, or
+    path-outside-repo for a link out of the project), else a skip counted as unreadable."""
     if _unparsed_kind(path, fmt, forced, head) is None:
-        return Skipped(path, message, unreadable=True)
-    return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
+        return Skipped(path, message, unreadable=True, rule=rule)
+    return Diagnostic(path, Span(1, 1, 1, 2), rule, Severity.ERROR, message)
 
 
 def _head(source: Source, path: str) -> str:

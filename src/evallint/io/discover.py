@@ -141,8 +141,16 @@ def _out_link(rel: str, config: Config, what: str) -> Skipped:
     )
     problem = (Span(1, 1, 1, 2), f"{rel} {what}; it is not read") if claimed else None
     return Skipped(
-        rel, f"{what}, not read", unreadable=fmt is not None, problem=problem, claimed=claimed
+        rel,
+        f"{what}, not read",
+        unreadable=fmt is not None,
+        problem=problem,
+        claimed=claimed,
+        rule=OUTSIDE,
     )
+
+
+OUTSIDE = "path-outside-repo"  # the rule a file that leads out of the project is reported by
 
 
 def listing(

@@ -32,6 +32,31 @@ PARSE_ERROR = builtin(
     always_on=True,
 )
 
+PATH_OUTSIDE_REPO = builtin(
+    "path-outside-repo",
+    Severity.ERROR,
+    """
+    A file evallint would check is a symlink that leads out of the repository: it is not read.
+
+    The Action runs on pull requests from anyone, and a link can point anywhere on the runner
+    (`/etc`, another checkout, a device). A file that leads out of the repository is never read,
+    whatever route brought it to the run (the tree, a name on the command line, a folder named
+    through a link); where a kind claims its path it is this error, since the file would be
+    checked if it were there, and elsewhere it is counted as not read. A link that stays inside
+    the repository is followed (a linked folder is checked once, under its own path). It cannot
+    be turned off, down or ignored.
+
+    Bad (rubrics/tone.yaml):
+        # symlink -> ../../elsewhere/tone.yaml
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass}
+""",
+    always_on=True,
+)
+
 DUPLICATE_KEY = builtin(
     "duplicate-key",
     Severity.ERROR,

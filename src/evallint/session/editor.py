@@ -66,7 +66,7 @@ class Project:
         source = Overlay(FsSource(planned.root), Buffers(held), frozenset(held))
         # Summaries of the files outside the run are kept as the command keeps them; the
         # buffers are the run's, so none is taken from the cache.
-        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=True)
+        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
         report = lint(paths, source, config, tree=tree, today=today, store=store)
         store.save()
         return replace(report, notes=())
