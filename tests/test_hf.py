@@ -104,3 +104,22 @@ def test_a_results_file_is_a_list() -> None:
     assert _at("m/.eval_results/gpqa.yaml", "dataset: {id: a/b, task_id: t}\nvalue: 1\n") == [
         (1, 1, "parse-error")
     ]
+
+
+INSPECT_EVALS = """\
+title: "Tiny: a small evaluation"
+description: Measures small things.
+group: Reasoning
+contributors: [someone]
+tasks:
+  - name: tiny
+    dataset_samples: 100
+"""
+
+
+def test_inspect_evals_metadata_is_claimed_and_its_types_checked() -> None:
+    """Never misread as another tool's `eval.yaml`; `title`, `description` and each task's
+    `name` are text, as the registry's pages read them."""
+    assert found("evals/tiny/eval.yaml", INSPECT_EVALS) == []
+    text = INSPECT_EVALS.replace("  - name: tiny", "  - name: [tiny]")
+    assert _at("evals/tiny/eval.yaml", text) == [(6, 11, "schema-violation")]

@@ -168,4 +168,41 @@ def hf_eval_results() -> S:
     }
 
 
-SCHEMAS = {"hf-benchmark": hf_benchmark, "hf-eval-results": hf_eval_results}
+def inspect_evals_meta() -> S:
+    """Open: the registry adds keys as it grows; the types its pages read are checked."""
+    return {
+        "$schema": DRAFT,
+        "$id": "urn:evallint:schema:inspect-evals-meta",
+        "title": "inspect_evals evaluation metadata",
+        "description": "An evaluation's metadata in the inspect_evals registry.",
+        "type": "object",
+        "required": ["title", "tasks"],
+        "properties": {
+            "title": _string("The evaluation's title."),
+            "description": _string("What the evaluation measures."),
+            "group": _string("The group the registry lists it under."),
+            "contributors": {
+                "type": "array",
+                "description": "Who contributed it.",
+                "items": {"type": "string"},
+            },
+            "tasks": {
+                "type": "array",
+                "description": "The evaluation's tasks.",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "description": "One task, by the name of its Inspect task function.",
+                    "required": ["name"],
+                    "properties": {"name": _string("The task's name.")},
+                },
+            },
+        },
+    }
+
+
+SCHEMAS = {
+    "hf-benchmark": hf_benchmark,
+    "hf-eval-results": hf_eval_results,
+    "inspect-evals-meta": inspect_evals_meta,
+}

@@ -48,6 +48,7 @@ KINDS: tuple[Kind, ...] = (
     eee.INSTANCE,
     hf.BENCHMARK,
     hf.RESULTS,
+    hf.INSPECT_EVALS,
     ai_eval.DATASET,
 )
 

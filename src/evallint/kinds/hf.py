@@ -120,4 +120,30 @@ RESULTS = Kind(
     editor_globs=("**/.eval_results/*.yaml", "**/.eval_results/*.yml"),
 )
 
-KINDS = (BENCHMARK, RESULTS)
+
+def _is_inspect_evals(path: str, data: JSON) -> bool:
+    """inspect_evals' metadata `eval.yaml`: a `title` and `tasks` named by `name`."""
+    if not isinstance(data, dict) or not _EVAL_NAME.match(path.rsplit("/", 1)[-1]):
+        return False
+    tasks = data.get("tasks")
+    return (
+        "title" in data
+        and "evaluation_framework" not in data
+        and isinstance(tasks, list)
+        and any(isinstance(t, dict) and "name" in t for t in tasks)
+    )
+
+
+# The registry of Inspect AI's evaluations (inspect_evals) keeps an `eval.yaml` of metadata beside
+# each evaluation's code: claimed so that it is never misread as another tool's, and checked for
+# the types its site generator reads; nothing that needs Inspect's code.
+INSPECT_EVALS = Kind(
+    name="inspect-evals-meta",
+    title="inspect_evals evaluation metadata",
+    formats=frozenset({"yaml"}),
+    schema="inspect-evals-meta",
+    about="inspect_evals' `eval.yaml` metadata: a `title` and `tasks` named by `name`",
+    by_content=_is_inspect_evals,
+)
+
+KINDS = (BENCHMARK, RESULTS, INSPECT_EVALS)
