@@ -123,3 +123,11 @@ def test_inspect_evals_metadata_is_claimed_and_its_types_checked() -> None:
     assert found("evals/tiny/eval.yaml", INSPECT_EVALS) == []
     text = INSPECT_EVALS.replace("  - name: tiny", "  - name: [tiny]")
     assert _at("evals/tiny/eval.yaml", text) == [(6, 11, "schema-violation")]
+
+
+def test_broken_hub_files_fail_closed() -> None:
+    """A benchmark, results or inspect_evals file that does not parse is claimed (by its key
+    only it writes, its folder, its keys) and is a parse-error, never a silent skip."""
+    assert _at("eval.yaml", "name: B\nevaluation_framework: [\n") == [(3, 1, "parse-error")]
+    assert _at("m/.eval_results/r.yaml", "- dataset: {id: a/b\n") == [(2, 1, "parse-error")]
+    assert _at("evals/x/eval.yaml", "title: T\ntasks:\n  - name: [t\n") == [(4, 1, "parse-error")]

@@ -97,7 +97,8 @@ BENCHMARK = Kind(
     "beside `name`/`description`; Inspect AI's task model for `inspect-ai` tasks",
     by_content=_is_benchmark,
     case_ids=task_ids,
-    markers=(("evaluation_framework", "tasks"),),
+    # A benchmark that does not parse is claimed by the key only it writes.
+    markers=(("evaluation_framework",),),
     editor_globs=(),
 )
 
@@ -144,6 +145,7 @@ INSPECT_EVALS = Kind(
     schema="inspect-evals-meta",
     about="inspect_evals' `eval.yaml` metadata: a `title` and `tasks` named by `name`",
     by_content=_is_inspect_evals,
+    markers=(("title", "tasks", "name"),),
 )
 
 KINDS = (BENCHMARK, RESULTS, INSPECT_EVALS)

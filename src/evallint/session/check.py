@@ -82,7 +82,8 @@ def _may_be_links(chosen: Selection) -> Collection[str]:
     if chosen.links is not None:
         return chosen.links
     if chosen.blobs is not None:
-        return set(chosen.tree).difference(chosen.blobs)
+        blobs = chosen.blobs  # a loop over strings already hashed: half a set difference's cost
+        return [p for p in chosen.tree if p not in blobs]
     return chosen.tree
 
 
