@@ -1095,8 +1095,9 @@ def all_schemas() -> dict[str, Any]:
     """Schema name (its path under schema/, without .schema.json) to its builder."""
     from schemas_eee import AGGREGATES, INSTANCES
     from schemas_hf import SCHEMAS as HF
+    from schemas_lmeval import SCHEMAS as LM_EVAL
 
-    out: dict[str, Any] = {**SCHEMAS, **HF}
+    out: dict[str, Any] = {**SCHEMAS, **HF, **LM_EVAL}
     out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
     out.update({f"eee/instance_{v}": build for v, build in INSTANCES.items()})
     return out

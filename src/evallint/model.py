@@ -10,6 +10,16 @@ from evallint.records import field, record, replace
 
 # Parsed documents are JSON-shaped; `Any` stops at this alias.
 JSON = Any
+
+
+class Tagged(str):
+    """A scalar written with a custom YAML tag a runner's loader understands (lm-evaluation-
+    harness's `!function utils.fn`): text for the schema, and marked as a reference for rules."""
+
+    __slots__ = ()
+    tag = "!function"
+
+
 # A route into a document: ("questions", 3, "expected"); () is the root.
 Pointer = tuple[str | int, ...]
 

@@ -22,6 +22,7 @@ from evallint.kinds import (
 from evallint.kinds.base import Kind
 from evallint.model import Diagnostic, Severity, Skipped, Span
 from evallint.parse import Document, Format, Problem, format_of, parse
+from evallint.parse.positions import FLOW_INDENT, TAG_RULE
 from evallint.project import Entry, Rest
 from evallint.records import record
 
@@ -63,6 +64,8 @@ def read_entry(
         return _unread(path, fmt, forced, f"cannot be read: {exc.strerror or exc}", "")
     doc = parse(path, raw, fmt)
     kind = _kind(doc, forced, raw)
+    if doc.problems and (kind is not None or doc.ok):
+        doc = _as_runner_reads(doc, kind)
     if kind is None:
         if doc.ok and not _all_broken(doc):
             return Skipped(path, not_ours(path, doc.data) or "no kind matches")
@@ -70,6 +73,28 @@ def read_entry(
         reason = f"does not parse ({first.message})"
         return Skipped(path, reason, unreadable=True, problem=(first.span, first.message))
     return Entry(_mapping_root(doc, kind), kind)
+
+
+def _as_runner_reads(doc: Document, kind: Kind | None) -> Document:
+    """The document's problems as its kind's runner sees them: a custom tag it does not know
+    makes the file unreadable (as any unknown tag does), one it knows is no problem, and a
+    leniency of its loader (`Kind.lenient`) is none either; elsewhere that is a parse-error."""
+    known = kind.tags if kind is not None else frozenset()
+    lenient = kind.lenient if kind is not None else frozenset()
+    kept: list[Problem] = []
+    for p in doc.problems:
+        if p.rule.startswith(TAG_RULE):
+            if p.rule.removeprefix(TAG_RULE) in known:
+                continue
+            return Document(doc.path, doc.fmt, doc.text, None, False, (Problem(p.span, p.message),))
+        if p.rule == FLOW_INDENT:
+            if FLOW_INDENT not in lenient:
+                kept.append(Problem(p.span, p.message))
+            continue
+        kept.append(p)
+    if len(kept) == len(doc.problems) and kept == list(doc.problems):
+        return doc
+    return Document(doc.path, doc.fmt, doc.text, doc.data, doc.ok, tuple(kept))
 
 
 _SHAPES = {list: "a list", str: "text", int: "a number", float: "a number", bool: "a boolean"}

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 from evallint.config import Config
 from evallint.digests import text_sha256
 from evallint.engine import suppressions
+from evallint.engine.repeats import Repeats
 from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
+from evallint.kinds import warns_in
 from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project, shared_only
@@ -74,11 +76,16 @@ class Run:
         found = self._plans.get(key)
         if found is None:
             found = self._plans[key] = [
-                (r, level)
+                (r, self.level_in(kind, r.id, level))
                 for r, level in self.active
                 if r.check is not None and r.applies_to(kind) and r.runs_in(scope)
             ]
         return found
+
+    def level_in(self, kind: str, rule: str, level: Severity) -> Severity:
+        """At most a warning where the kind's runner only warns, unless configured."""
+        capped = warns_in(kind, rule) and rule not in self.config.severities
+        return min(level, Severity.WARNING) if capped else level
 
 
 def active_rules(config: Config, rules: Sequence[Rule]) -> list[tuple[Rule, Severity]]:
@@ -144,7 +151,8 @@ def _check_document(
     out = []
     for p in doc.problems if scope == "own" and part.problems else ():
         if p.rule in levels and p.rule not in off:
-            d = Diagnostic(doc.path, p.span, p.rule, levels[p.rule], p.message)
+            level = run.level_in(entry.kind.name, p.rule, levels[p.rule])
+            d = Diagnostic(doc.path, p.span, p.rule, level, p.message)
             if notes is None or not _silenced(notes, d, used):
                 out.append(_shifted(d, lines))
     if not doc.ok:
@@ -155,6 +163,9 @@ def _check_document(
             continue
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
+            if finding.path is not None and finding.path != doc.path:
+                out += _elsewhere(finding, rule.id, level, ctx)
+                continue
             key = (rule.id, finding.group or finding.message)
             if notes is not None:
                 # Suppressed findings never spend the cap: the eleventh, unsuppressed one shows.
@@ -170,6 +181,17 @@ def _check_document(
     if notes and scope == "own" and part.last and UNUSED in levels:
         out += _unused(doc, notes, used, entry, ctx, run, off)
     return out
+
+
+def _elsewhere(finding: Finding, rule: str, level: Severity, ctx: Context) -> list[Diagnostic]:
+    """A finding about another file the document reads (a template it includes), placed in
+    that file and silenced by its comments; the run drops the repeats other includers give."""
+    other = ctx.others.parsed(finding.path) if ctx.others and finding.path else None
+    if other is None or isinstance(other, str):
+        return []
+    d = place(other, replace(finding, path=None), rule, level, ctx.project)
+    notes = _suppressions(other) if "evallint:" in other.text else None
+    return [] if notes is not None and _silenced(notes, d, set()) else [d]
 
 
 class _Placing:
@@ -222,36 +244,6 @@ def _unused(
             notes, used, frozenset(BY_ID), ran, bare_may_wait=bare_may_wait
         )
     ]
-
-
-@record(frozen=False)
-class Repeats:
-    """The first `limit` findings of each message (or group) of a rule in one file; the last
-    one shown counts the rest (0: no limit).
-
-    A million-record JSONL file with one systematic mistake would otherwise print a million
-    lines. The rest are counted, never placed: positions are the costly part. Runs that write
-    JSON or SARIF check with no limit, as machine outputs carry every finding.
-    """
-
-    limit: int
-    seen: dict[tuple[str, str], int] = field(default_factory=dict)
-    last: dict[tuple[str, str], Diagnostic] = field(default_factory=dict)  # last one shown
-
-    def admit(self, key: tuple[str, str]) -> bool:
-        n = self.seen[key] = self.seen.get(key, 0) + 1
-        return not self.limit or n <= self.limit
-
-    def shown(self, key: tuple[str, str], diagnostic: Diagnostic) -> None:
-        self.last[key] = diagnostic
-
-    def finish(self, out: list[Diagnostic]) -> list[Diagnostic]:
-        counted: dict[int, Diagnostic] = {}
-        for key, n in self.seen.items():
-            if self.limit and n > self.limit and key in self.last:
-                d = self.last[key]
-                counted[id(d)] = replace(d, more=n - self.limit)
-        return [counted.get(id(d), d) for d in out] if counted else out
 
 
 def _shifted(d: Diagnostic, lines: int) -> Diagnostic:

@@ -160,6 +160,9 @@ def _check_companions(
 
 
 def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) -> Report:
+    # A finding placed in a file that several checked files read (a template each includes)
+    # comes once from each of them: it is reported once.
+    run.diagnostics = list(dict.fromkeys(run.diagnostics))
     run.diagnostics.sort(key=Diagnostic.sort_key)
     notes = (run.baseline.note(),) if run.baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.

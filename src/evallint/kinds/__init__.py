@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from evallint.kinds import abp, agentv, ai_eval, eee, hf
+from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval
 from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
@@ -32,6 +32,7 @@ __all__ = [
     "not_ours",
     "path_kind",
     "sniffed_kind",
+    "warns_in",
 ]
 
 # Order matters: the first kind whose evidence matches wins.
@@ -49,6 +50,7 @@ KINDS: tuple[Kind, ...] = (
     hf.BENCHMARK,
     hf.RESULTS,
     hf.INSPECT_EVALS,
+    lmeval.TASK,
     ai_eval.DATASET,
 )
 
@@ -66,6 +68,12 @@ def companions(path: str) -> list[str]:
     """The files that read `path` beside them, or that it reads (`Kind.companion`), whatever
     the kinds of the two: a change to `path` is checked in them."""
     return sorted({c for find in _COMPANIONS if (c := find(path)) is not None and c != path})
+
+
+def warns_in(kind: str, rule: str) -> bool:
+    """Whether the kind's runner only warns of what the rule finds (`Kind.warns`)."""
+    found = BY_NAME.get(kind)
+    return found is not None and rule in found.warns
 
 
 def kind_named(name: str | None) -> Kind | None:

@@ -130,6 +130,15 @@ class Kind:
     # The file a file of this kind reads beside it, from its path (EEE's aggregate and its
     # instance records): a change to either is checked in the other. None: not such a path.
     companion: Callable[[str], str | None] | None = None
+    # Custom YAML tags its runner's loader constructs (`!function`): read as `Tagged` text. In a
+    # file of any other kind such a tag is a parse-error, as every unknown tag is.
+    tags: frozenset[str] = frozenset()
+    # Parse problems its runner's loader accepts (`flow-indent`: libyaml's leniency), which are
+    # then no finding; elsewhere they are parse-errors.
+    lenient: frozenset[str] = frozenset()
+    # Rules whose findings are warnings at most in files of this kind, where its runner only warns
+    # (unless the configuration sets their level).
+    warns: frozenset[str] = frozenset()
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

@@ -83,6 +83,14 @@ class SourceMap:
         return Span(span.line, span.column, span.line, self.lines.line_end(span.line))
 
 
+# The rule of a problem that is a custom tag (`yaml-tag:!function`): the reader decides, by the
+# file's kind, whether its runner knows the tag (see `Kind.tags`).
+TAG_RULE = "yaml-tag:"
+# The rule of a flow value's line indented no further than its block: libyaml reads it, the YAML
+# spec does not. The reader makes it a parse-error but for kinds whose runner reads with libyaml.
+FLOW_INDENT = "flow-indent"
+
+
 @record
 class Problem:
     """Something wrong with a file's text itself, found while reading it."""

@@ -16,9 +16,9 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from evallint.model import JSON, Pointer, Span
+from evallint.model import JSON, Pointer, Span, Tagged
 from evallint.parse.limits import MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_DEPTH, MAX_DIGITS
-from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
+from evallint.parse.positions import FLOW_INDENT, TAG_RULE, LineIndex, Loaded, Problem, SourceMap
 from evallint.records import field, record
 
 Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -27,6 +27,9 @@ _CONSTRUCT = SafeConstructor()
 _Y = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_Y + t for t in ("str", "int", "float", "bool", "null", "timestamp", "binary")}
 _NO_KEY = object()
+# Custom tags a runner's loader constructs: read as `Tagged` text, each with a problem of rule
+# TAG_RULE + tag, which the reader makes a parse-error for every kind whose runner does not know it.
+KNOWN_TAGS = frozenset({Tagged.tag})
 
 
 class _Stop(Exception):
@@ -140,6 +143,9 @@ class _Builder:
                     self.smap.plain[self.child_pointer(top)] = event.value
             else:
                 tag = _Y + "str"
+        elif tag in KNOWN_TAGS:
+            self.tagged(event)
+            return
         elif tag not in _SCALAR_TAGS:
             raise _Stop(event, f"unsupported YAML tag {tag!r}")
         self.nodes += 1
@@ -149,6 +155,16 @@ class _Builder:
         if quoted and event.start_mark.line != event.end_mark.line and top and not top.flow:
             self.indented(event.start_mark.line + 1, event.end_mark.line, top.block)
         value = _typed(tag, event.value, event)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, 1, len(event.value))
+        self.attach(value, event)
+
+    def tagged(self, event: Any) -> None:
+        self.nodes += 1
+        self.chars += len(event.value)
+        message = f"unsupported YAML tag {event.tag!r}"
+        self.problems.append(Problem(_span(event), message, TAG_RULE + event.tag))
+        value = Tagged(event.value)
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1, len(event.value))
         self.attach(value, event)
@@ -240,6 +256,7 @@ class _Builder:
                         f"space{'' if indent == 1 else 's'}; it needs more than {block}: "
                         "libyaml reads it, but the YAML spec and stricter parsers (AgentV's) "
                         "reject the file",
+                        FLOW_INDENT,
                     )
                 )
                 return  # one report a value: the rest of it is the same mistake

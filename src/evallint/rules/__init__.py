@@ -15,6 +15,7 @@ from evallint.rules import (
     hf,
     judges,
     keys,
+    lmeval,
     parse_rules,
     references,
     schema_rules,
@@ -40,6 +41,7 @@ FAMILIES = (
     eee,
     eee_prose,
     hf,
+    lmeval,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from evallint.config import Config
-from evallint.io.source import Source
+from evallint.io.source import Source, read_capped
 from evallint.kinds import Kind
 from evallint.model import JSON, Pointer
-from evallint.parse import Document
+from evallint.parse import Document, format_of, parse
+from evallint.parse.python import Module, read_module
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.records import record, replace
@@ -41,6 +42,9 @@ class Others:
         self.source, self.config, self.listed, self.outside = source, config, listed, outside
         self._docs: dict[str, Document | None] = {}
         self._scans: dict[str, Scan | None] = {}
+        self._raw: dict[str, Document | str] = {}
+        self._modules: dict[str, Module | str] = {}
+        self.memo: dict[object, object] = {}  # what rules work out once a run from these files
 
     def scan(self, path: str) -> Scan | None:
         """A listed file's digests and records, read in blocks: memory stays flat."""
@@ -50,6 +54,37 @@ class Others:
                 with contextlib.suppress(OSError):  # unreadable: no facts, as if absent
                     self._scans[path] = scan(self.source, path)
         return self._scans[path]
+
+    def _bytes(self, path: str) -> bytes | str:
+        """A listed file's bytes, or why it cannot be read (absent, outside, too large)."""
+        if path not in self.listed:
+            return "does not exist"
+        if self.outside(path):
+            return "leads out of the repository"
+        try:
+            found = read_capped(self.source, path, self.config.max_file_size)
+        except OSError as exc:
+            return f"cannot be read: {exc.strerror or exc}"
+        return found if isinstance(found, bytes) else "is over max-file-size"
+
+    def parsed(self, path: str) -> Document | str:
+        """A listed file parsed by its format, as YAML when its name has none (`include:`
+        templates often have no extension), with no kind: the document, or why there is none."""
+        found = self._raw.get(path)
+        if found is None:
+            raw = self._bytes(path)
+            fmt = format_of(path) or "yaml"
+            found = self._raw[path] = raw if isinstance(raw, str) else parse(path, raw, fmt)
+        return found
+
+    def python(self, path: str) -> Module | str:
+        """What a listed Python module binds, by parsing it (never importing it), or why it
+        cannot be read."""
+        found = self._modules.get(path)
+        if found is None:
+            raw = self._bytes(path)
+            found = self._modules[path] = raw if isinstance(raw, str) else read_module(raw)
+        return found
 
     def load(self, path: str) -> Document | None:
         if path not in self._docs:

@@ -1,0 +1,258 @@
+"""lm-evaluation-harness task configs: claimed by their keys, read with the harness's `!function`
+tag, merged through includes, and checked at exact lines and columns."""
+
+from __future__ import annotations
+
+from conftest import DictSource, found, lint_files
+from evallint.config import Config
+from evallint.project import Entry
+from evallint.read import read_entry
+
+TASK = """\
+task: demo
+dataset_path: demo/data
+output_type: multiple_choice
+test_split: test
+doc_to_text: "{{question}}"
+doc_to_target: label
+doc_to_choice: ["no", "yes"]
+process_docs: !function utils.process_docs
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+"""
+
+UTILS = """\
+import datasets
+
+
+def process_docs(dataset: datasets.Dataset) -> datasets.Dataset:
+    return dataset
+"""
+
+
+def _at(path: str, text: str, given: dict[str, str] | None = None) -> list[tuple[int, int, str]]:
+    return [(line, col, rule) for line, col, rule, _ in found(path, text, given=given)]
+
+
+def _kind(path: str, text: str) -> str | None:
+    entry = read_entry(path, DictSource({path: text}), Config())
+    return entry.kind.name if isinstance(entry, Entry) else None
+
+
+def test_a_clean_task_with_its_module_has_no_finding() -> None:
+    assert found("tasks/demo/demo.yaml", TASK, given={"tasks/demo/utils.py": UTILS}) == []
+
+
+def test_tasks_groups_and_templates_are_claimed_by_the_harnesss_keys() -> None:
+    assert _kind("tasks/demo/demo.yaml", TASK) == "lm-eval-task"
+    assert _kind("x/demo.yaml", "include: _t.yaml\ntask: demo\n") == "lm-eval-task"
+    group = "group: demo\ntask: [a, b]\naggregate_metric_list: [{metric: acc}]\n"
+    assert _kind("x/_demo.yaml", group) == "lm-eval-task"
+    template = "dataset_path: d\noutput_type: generate_until\ndoc_to_text: q\n"
+    assert _kind("x/_default_template.yaml", template) == "lm-eval-task"
+
+
+# Other tools' YAML in their documented shapes: none is ever a harness config.
+OTHERS = {
+    "Taskfile.yml": "version: '3'\ntasks:\n  build:\n    cmds: [go build ./...]\n",
+    "playbook.yml": "- hosts: all\n  tasks:\n    - name: ping\n      ansible.builtin.ping:\n",
+    "roles/web/tasks/main.yml": "- name: install\n  ansible.builtin.apt: {name: nginx}\n",
+    "docker-compose.yml": "services:\n  web:\n    image: nginx\n    ports: ['80:80']\n",
+    "k8s/job.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata: {name: task}\nspec: {}\n",
+    ".github/workflows/eval.yml": "on: push\njobs:\n  task:\n    runs-on: ubuntu-latest\n",
+}
+
+
+def test_it_never_claims_other_tools_yaml() -> None:
+    for path, text in OTHERS.items():
+        assert _kind(path, text) is None, path
+
+
+def test_the_function_tag_is_read_only_in_harness_configs() -> None:
+    """`!function` is the harness's tag; in any other kind it stays a parse-error."""
+    assert _kind("tasks/demo/demo.yaml", TASK) == "lm-eval-task"
+    rubric = "id: tone\nversion: '1.0.0'\nchecks: !function utils.checks\nscoring: {}\n"
+    assert _at("rubrics/tone.yaml", rubric) == [(3, 9, "parse-error")]
+    other = "task: demo\ndataset_path: d\nprocess_docs: !python/name:os.system\n"
+    assert _at("tasks/demo/demo.yaml", other) == [(3, 15, "parse-error")]
+
+
+def test_unknown_keys_are_errors_with_did_you_mean() -> None:
+    """`TaskConfig(**config)` fails on a key it does not know."""
+    text = TASK.replace("doc_to_target:", "doc_to_taget:")
+    got = found("tasks/demo/demo.yaml", text, given={"tasks/demo/utils.py": UTILS})
+    assert [(line, col, rule) for line, col, rule, _ in got] == [(6, 1, "unknown-key")]
+    assert got[0][3].endswith("did you mean 'doc_to_target'?")
+    bad = TASK.replace("output_type: multiple_choice", "output_type: multiple_choise")
+    assert _at("tasks/demo/demo.yaml", bad, {"tasks/demo/utils.py": UTILS}) == [
+        (3, 14, "schema-violation")
+    ]
+
+
+def test_what_the_harness_only_warns_of_is_a_warning() -> None:
+    """Duplicate keys (the last wins) and a misspelt metric argument (the default is used)."""
+    text = TASK.replace("metadata:", "test_split: validation\nmetadata:")
+    text = text.replace("higher_is_better: true", "high_is_better: true")
+    got = lint_files({"tasks/demo/demo.yaml": text, "tasks/demo/utils.py": UTILS})
+    assert [(d.span.line, d.rule, d.severity.label) for d in got] == [
+        (12, "key-typo", "warning"),
+        (13, "duplicate-key", "warning"),
+    ]
+
+
+def test_flow_lines_libyaml_reads_are_no_error_here() -> None:
+    """The harness reads with libyaml, which takes a quoted value's lines at any indentation."""
+    text = TASK.replace('doc_to_text: "{{question}}"', 'doc_to_text: "{{question}}\nAnswer:"')
+    assert _at("tasks/demo/demo.yaml", text, {"tasks/demo/utils.py": UTILS}) == []
+    rubric = 'id: tone\nversion: "1.0.0"\ndescription: "a\nb"\nchecks: []\n'
+    assert (4, 1, "parse-error") in _at("rubrics/tone.yaml", rubric)
+
+
+def test_functions_are_found_by_parsing_the_module_beside_the_file() -> None:
+    given = {"tasks/demo/utils.py": UTILS}
+    text = TASK.replace("utils.process_docs", "utils.proces_docs")
+    got = found("tasks/demo/demo.yaml", text, given=given)
+    assert [(line, col, rule) for line, col, rule, _ in got] == [(8, 15, "lm-eval-function")]
+    assert got[0][3].endswith("defines no 'proces_docs'; did you mean 'process_docs'?")
+    gone = _at("tasks/demo/demo.yaml", TASK.replace("utils.", "helpers."), given)
+    assert gone == [(8, 15, "lm-eval-function-unverified")]  # an installed module, perhaps
+    bare = _at("tasks/demo/demo.yaml", TASK.replace("utils.process_docs", "process_docs"), given)
+    assert bare == [(8, 15, "lm-eval-function")]
+
+
+def test_a_module_that_makes_names_as_it_runs_gets_a_note_not_an_error() -> None:
+    made = "SUBJECTS = ['a', 'b']\nfor s in SUBJECTS:\n    globals()[f'process_{s}'] = len\n"
+    text = TASK.replace("utils.process_docs", "utils.process_a")
+    got = found("tasks/demo/demo.yaml", text, given={"tasks/demo/utils.py": made})
+    assert [(line, col, rule) for line, col, rule, _ in got] == [
+        (8, 15, "lm-eval-function-unverified")
+    ]
+    assert "writes globals()" in got[0][3]
+
+
+def test_dotted_harness_modules_resolve_under_the_task_tree() -> None:
+    text = TASK.replace("utils.process_docs", "lm_eval.tasks.shared.helpers.process_docs")
+    given = {"lm_eval/tasks/shared/helpers.py": UTILS}
+    assert _at("lm_eval/tasks/demo/demo.yaml", text, given) == []
+    broken = text.replace("helpers.process_docs", "helpers.nothing")
+    assert _at("lm_eval/tasks/demo/demo.yaml", broken, given) == [(8, 15, "lm-eval-function")]
+
+
+def test_a_replaced_duplicate_value_is_still_imported() -> None:
+    """The harness's loader imports each `!function` as it reads it, the replaced one too."""
+    text = TASK.replace(
+        "process_docs: !function utils.process_docs",
+        "process_docs: !function utils.gone\nprocess_docs: !function utils.process_docs",
+    )
+    assert _at("tasks/demo/demo.yaml", text, {"tasks/demo/utils.py": UTILS}) == [
+        (8, 15, "lm-eval-function"),
+        (9, 1, "duplicate-key"),
+    ]
+
+
+TEMPLATE = """\
+dataset_path: demo/data
+output_type: multiple_choice
+doc_to_text: "{{question}}"
+doc_to_choice: !function utils.choices
+"""
+
+
+def test_includes_resolve_from_the_including_file() -> None:
+    child = "include: _template_yaml\ntask: demo_{}\ndoc_to_target: label\n"
+    files = {
+        "tasks/demo/_template_yaml": TEMPLATE,
+        "tasks/demo/utils.py": "def choices(doc):\n    return ['a', 'b']\n",
+        "tasks/demo/a.yaml": child.format("a"),
+        "tasks/demo/b.yaml": child.format("b"),
+    }
+    assert lint_files(files) == []
+    missing = {**files, "tasks/demo/a.yaml": child.format("a").replace("_template", "_templ")}
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(missing)]
+    assert got == [("tasks/demo/a.yaml", 1, 10, "lm-eval-include")]
+
+
+def test_a_finding_in_a_template_is_reported_once_on_the_template() -> None:
+    """Two tasks include a template whose function is missing: one finding, on the template."""
+    child = "include: _template_yaml\ntask: demo_{}\ndoc_to_target: label\n"
+    files = {
+        "tasks/demo/_template_yaml": TEMPLATE,
+        "tasks/demo/utils.py": "def choice(doc):\n    return ['a', 'b']\n",
+        "tasks/demo/a.yaml": child.format("a"),
+        "tasks/demo/b.yaml": child.format("b"),
+    }
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files)]
+    assert got == [("tasks/demo/_template_yaml", 4, 16, "lm-eval-function")]
+
+
+def test_include_cycles_and_diamonds_are_errors_as_the_harness_has_them() -> None:
+    """The harness's seen set spans the whole load: a file reached twice is an include cycle."""
+    loop = {
+        "t/a.yaml": "include: b.yaml\ntask: a\ndataset_path: d\n",
+        "t/b.yaml": "include: a.yaml\ndataset_path: d\noutput_type: generate_until\n",
+    }
+    looped = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(loop)]
+    assert ("t/a.yaml", 1, 10, "lm-eval-include") in looped
+    diamond = {
+        "t/x.yaml": "include: [l.yaml, r.yaml]\ntask: x\n",
+        "t/l.yaml": "include: _base\ndataset_path: d\noutput_type: generate_until\n",
+        "t/r.yaml": "include: _base\ndataset_path: d\noutput_type: generate_until\n",
+        "t/_base": "doc_to_text: q\n",
+    }
+    got = [(d.path, d.span.line, d.rule) for d in lint_files(diamond) if d.path == "t/x.yaml"]
+    assert got == [("t/x.yaml", 1, "lm-eval-include")]
+
+
+def test_an_include_outside_the_repository_is_reported_never_read() -> None:
+    text = "include: ../../../etc/passwd\ntask: demo\ndataset_path: d\n"
+    assert _at("tasks/demo.yaml", text) == [(1, 10, "lm-eval-include")]
+    absolute = "include: /etc/passwd\ntask: demo\ndataset_path: d\n"
+    assert _at("tasks/demo.yaml", absolute) == [(1, 10, "lm-eval-include")]
+
+
+def test_unknown_keys_of_a_file_with_includes_wait_for_the_merged_config() -> None:
+    """A template that names a Python `class` hands every key to it (unitxt's `recipe`)."""
+    classy = "class: !function task.Unitxt\ndataset_path: d\n"
+    task = "class Unitxt:\n    pass\n"
+    child = "task: news\ninclude: unitxt\nrecipe: card=cards.ag_news\n"
+    given = {"tasks/u/unitxt": classy, "tasks/u/task.py": task}
+    assert _at("tasks/u/news.yaml", child, given) == []
+    plain = {"tasks/u/unitxt": "dataset_path: d\noutput_type: generate_until\n"}
+    assert _at("tasks/u/news.yaml", child, plain) == [(3, 1, "lm-eval-unknown-key")]
+
+
+def test_multiple_choice_needs_choices_in_the_file_or_its_includes() -> None:
+    given = {"tasks/demo/utils.py": UTILS}
+    text = TASK.replace('doc_to_choice: ["no", "yes"]\n', "")
+    assert _at("tasks/demo/demo.yaml", text, given) == [(3, 14, "lm-eval-missing-choices")]
+    files = {
+        "tasks/demo/_t_yaml": "output_type: multiple_choice\ndataset_path: d\n",
+        "tasks/demo/a.yaml": "include: _t_yaml\ntask: a\ndoc_to_text: q\n",
+    }
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files)]
+    assert got == [("tasks/demo/a.yaml", 2, 7, "lm-eval-missing-choices")]
+
+
+def test_templates_are_read_as_jinja_at_exact_columns() -> None:
+    given = {"tasks/demo/utils.py": UTILS}
+    text = TASK.replace('"{{question}}"', '"Q: {{question}\\nA:"')
+    got = found("tasks/demo/demo.yaml", text, given=given)
+    assert [(line, col, rule) for line, col, rule, _ in got] == [(5, 18, "lm-eval-template")]
+    assert got[0][3] == "{{ is never closed by }}"
+    plain = TASK.replace('"{{question}}"', "'{{ question | uper }}'")
+    assert _at("tasks/demo/demo.yaml", plain, given) == [(5, 29, "lm-eval-template")]
+    ok = TASK.replace('"{{question}}"', "\"{{ question | regex_replace('a', 'b') }}\"")
+    assert _at("tasks/demo/demo.yaml", ok, given) == []
+    block = TASK.replace('"{{question}}"', '"{% if question %}{{question}}"')
+    assert _at("tasks/demo/demo.yaml", block, given) == [(5, 15, "lm-eval-template")]
+
+
+def test_the_template_scanner_takes_linear_time_on_hostile_text() -> None:
+    from evallint.parse.jinja import problems
+
+    for text in ("{{ '" * 200_000, "{% if a %}" * 100_000, "{{ (" * 200_000, "{" * 400_000):
+        assert len(list(problems(text))) <= 100_001

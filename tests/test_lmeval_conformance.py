@@ -1,0 +1,144 @@
+"""lm-evaluation-harness's whole upstream task tree, against the harness's own verdict.
+
+The tree is the stored copy in `../shared/corpus/other/lm-eval-harness/upstream/tasks` (its
+SOURCE.md gives the commit). Not all of it builds: the afrimmlu prompt templates name an
+aggregation `utils.weighted_f1_score` their `utils.py` lacks (175 tasks include them), and an
+evalita group file names a missing function under a key it writes twice. evallint must give
+errors there and nowhere else. The oracle test installs lm-eval 0.4.13 into a venv of its own
+(never into the project's) and asks its index and its function loader of every file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import subprocess
+import sys
+import venv
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import shared_or_skip
+from evallint.config import Config
+from evallint.engine.run import lint
+from evallint.io.source import FsSource
+from evallint.model import Report, Severity
+from evallint.parse import eval_files
+
+TREE = ("corpus", "other", "lm-eval-harness", "upstream", "tasks")
+ORACLE = Path(__file__).with_name("lmeval_oracle.py")
+PACKAGES = (
+    ["lm_eval==0.4.13", "--no-deps"],
+    ["pyyaml", "jinja2", "numpy", "requests", "datasets", "sacrebleu", "typing_extensions"],
+)
+
+# The files the harness cannot build, and the rule that says why (reported on the file that
+# holds the mistake: a template once, not each of its tasks).
+EXPECTED = {
+    **{
+        f"afrimmlu/{way}/prompt_{n}/afrimmlu_{way}": "lm-eval-function"
+        for way in ("direct", "translate")
+        for n in range(1, 6)
+    },
+    "evalita_llm/_evalita-mp_ner-fic_group_p1.yaml": "lm-eval-function",
+}
+# What the harness only warns of (or passes over) may be a warning, never an error.
+WARNINGS = {"duplicate-key", "key-typo"}
+
+
+@cache
+def _report() -> tuple[Path, Report]:
+    root = shared_or_skip(*TREE)
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    return root, lint(eval_files(files), FsSource(root), Config(), tree=files)
+
+
+def test_errors_are_exactly_where_the_harness_cannot_build() -> None:
+    _, report = _report()
+    errors = {d.path: d.rule for d in report.diagnostics if d.severity is Severity.ERROR}
+    assert errors == EXPECTED
+    warned = Counter(d.rule for d in report.diagnostics if d.severity is Severity.WARNING)
+    assert set(warned) <= WARNINGS, warned
+
+
+def test_every_file_the_harness_indexes_is_claimed() -> None:
+    _, report = _report()
+    claimed = {path for path, label in report.kinds if label.startswith("lm-eval-task ")}
+    yaml_files = {p for p in eval_files(_files()) if p.endswith(".yaml")}
+    assert yaml_files - claimed == set()
+    assert not report.unreadable
+
+
+def _files() -> list[str]:
+    root, _ = _report()
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def _oracle_python(where: Path) -> Path:
+    """A venv with lm-eval 0.4.13 and what its index and loader import; skips when the package
+    registry cannot be reached."""
+    venv.create(where, with_pip=True)
+    python = where / "bin" / "python"
+    for args in PACKAGES:
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        if done.returncode:
+            pytest.skip(f"lm-eval 0.4.13 cannot be installed here: {done.stderr[-300:]}")
+    return python
+
+
+def _includes(root: Path, path: str, seen: set[str]) -> set[str]:
+    """The files a config includes, through every level (read here, as the harness does)."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!function", lambda loader, node: None)
+    try:
+        data = yaml.load((root / path).read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+    except (OSError, yaml.YAMLError):
+        return seen
+    found = data.get("include") if isinstance(data, dict) else None
+    for inc in found if isinstance(found, list) else [found] if found else []:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), str(inc)))
+        if target not in seen:
+            seen.add(target)
+            _includes(root, target, seen)
+    return seen
+
+
+def test_the_harness_agrees(tmp_path: Path) -> None:
+    """0 false errors and 0 misses against lm-eval 0.4.13 on every file it gives a verdict."""
+    root, report = _report()
+    python = _oracle_python(tmp_path / "oracle")
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [str(python), str(ORACLE), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+        check=True,
+    )
+    verdicts: dict[str, str] = json.loads(done.stdout)
+    errors = {d.path for d in report.diagnostics if d.severity is Severity.ERROR}
+    tally: Counter[str] = Counter()
+    for path, verdict in verdicts.items():
+        way = verdict.partition(":")[0]
+        reached = {path} | _includes(root, path, set())
+        if way in ("missing", "load", "template"):
+            assert reached & errors, f"the harness cannot build {path} ({verdict}); no error"
+        elif way in ("index", "skip"):
+            assert not reached & errors, f"the harness builds {path}; evallint gives an error"
+        tally[way] += 1
+    print(f"\nlm-eval 0.4.13 on {len(verdicts)} files: {dict(tally)}", file=sys.stderr)
+    assert tally["index"] > 12_000 and tally["missing"] == 175
