@@ -32,8 +32,15 @@ def _refuse(*args: object, **kwargs: object) -> None:
     raise OSError("the oracle has no network")
 
 
-TEMPLATED = ("doc_to_text", "doc_to_target", "doc_to_choice", "doc_to_image", "doc_to_audio")
-TEMPLATED += ("description", "gen_prefix")
+TEMPLATED = (
+    "doc_to_text",
+    "doc_to_target",
+    "doc_to_choice",
+    "doc_to_image",
+    "doc_to_audio",
+    "description",
+    "gen_prefix",
+)
 
 
 def _template_error(config: dict[str, Any], env: Any) -> str | None:
@@ -78,7 +85,7 @@ def _verdict(path: Path, index: Any, loader: Any, env: Any) -> str:
 
 
 def main(folder: str) -> int:
-    socket.socket.connect = _refuse  # type: ignore[method-assign, assignment]
+    socket.socket.connect = _refuse  # type: ignore[method-assign]
     index = importlib.import_module("lm_eval.tasks._index")
     loader = importlib.import_module("lm_eval.tasks._yaml_loader")
     env = importlib.import_module("lm_eval.utils").env

@@ -3,10 +3,14 @@ tag, merged through includes, and checked at exact lines and columns."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import evallint.api
 from conftest import DictSource, found, lint_files
 from evallint.config import Config
 from evallint.project import Entry
 from evallint.read import read_entry
+from test_git import Repo
 
 TASK = """\
 task: demo
@@ -256,3 +260,40 @@ def test_the_template_scanner_takes_linear_time_on_hostile_text() -> None:
 
     for text in ("{{ '" * 200_000, "{% if a %}" * 100_000, "{{ (" * 200_000, "{" * 400_000):
         assert len(list(problems(text))) <= 100_001
+
+
+def _diff(repo: Repo) -> list[tuple[str, int, str]]:
+    report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+    return [(d.path, d.span.line, d.rule) for d in report.diagnostics]
+
+
+def test_a_diff_that_changes_a_template_checks_the_tasks_that_include_it(tmp_path: Path) -> None:
+    """The template has no eval file's extension; its includers lie outside the change."""
+    repo = Repo(tmp_path / "repo")
+    child = "include: _template_yaml\ntask: demo_{}\ndoc_to_target: label\n"
+    repo.commit(
+        {
+            "tasks/demo/_template_yaml": "dataset_path: d\noutput_type: multiple_choice\n"
+            "doc_to_choice: [a, b]\n",
+            "tasks/demo/a.yaml": child.format("a"),
+            "tasks/demo/b.yaml": child.format("b"),
+        }
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/_template_yaml": "dataset_path: d\noutput_type: multiple_choice\n"})
+    assert _diff(repo) == [
+        ("tasks/demo/a.yaml", 2, "lm-eval-missing-choices"),
+        ("tasks/demo/b.yaml", 2, "lm-eval-missing-choices"),
+    ]
+
+
+def test_a_diff_that_changes_a_module_checks_the_tasks_that_name_it(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit(
+        {"tasks/demo/demo.yaml": TASK, "tasks/demo/utils.py": UTILS, "other.yaml": "a: 1\n"}
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/utils.py": UTILS.replace("def process_docs", "def process")})
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 8, "lm-eval-function")]
+    repo.commit({"tasks/demo/utils.py": UTILS})
+    assert _diff(repo) == []

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from evallint.config import Config
 from evallint.engine import backed, index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
+from evallint.engine.readers import readers
 from evallint.engine.summary import Store
 from evallint.io.source import Overlay, Source
 from evallint.kinds import companions
@@ -83,7 +84,8 @@ def lint(
     run.diagnostics += crew.check(head)
     _check_outside(indexed, run, (head, base, then), source, gone)
     if (touched or gone) and prior is not None:
-        _check_companions(entries, touched | gone, run, (head, base), source, prior)
+        grep = store.grep if store is not None else _no_grep
+        _check_companions(entries, touched | gone, run, (head, base), source, (prior, grep))
     return _report(run, entries, checked, started)
 
 
@@ -140,20 +142,29 @@ def _check_outside(
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
 
 
+def _no_grep(needles: Sequence[bytes]) -> None:
+    return None
+
+
 def _check_companions(
     entries: Sequence[Entry],
     changed: frozenset[str],
     run: Run,
     projects: tuple[Project, Project | None],
     source: Source,
-    prior: Callable[[list[str]], Source],
+    before: tuple[Callable[[list[str]], Source], Callable[..., set[str] | None]],
 ) -> None:
-    """The findings the change gives the records outside the run that read a changed file.
-    Files checked for other reasons (affected, naming) are checked here too: those checks run
-    only some rules, and a companion's change may break any."""
+    """The findings the change gives the files outside the run that read a changed file: a
+    record beside it (`Kind.companion`), a task that includes it (`Kind.reads`). Files checked
+    for other reasons (affected, naming) are checked here too: those checks run only some
+    rules, and a change to what they read may break any. `before`: what gives the files' bytes
+    before the change, and a search of the tree's files for fixed strings."""
     head, base = projects
+    prior, grep = before
     mine, seen = {e.path for e in entries}, set(run.diagnostics)
-    for entry, read in _companions(changed, mine, run, source):
+    reading = _companions(changed, mine, run, source)
+    reading += readers(changed, mine, run.files, source, run.config, grep)
+    for entry, read in reading:
         found = _broken_by_change(entry, read, run, head, base, source, prior)
         run.diagnostics += [d for d in found if d not in seen]
         seen.update(found)

@@ -19,6 +19,7 @@ __all__ = [
     "COMPOSING",
     "KINDS",
     "NAMING_FILES",
+    "READING",
     "REFERRING",
     "VERSIONED",
     "Kind",
@@ -61,6 +62,7 @@ VERSIONED = tuple(k for k in KINDS if k.versioned)  # an id and a version the ve
 REFERRING = tuple(k for k in KINDS if k.references)  # rubric/{id}@{pin} references
 NAMING_FILES = tuple(k for k in KINDS if k.file_refs)  # files the format reads at run time
 COMPOSING = tuple(k for k in KINDS if k.composes)  # definers composed of others of their kind
+READING = tuple(k for k in KINDS if k.reads)  # files that load other files' content at run time
 _COMPANIONS = tuple(dict.fromkeys(k.companion for k in KINDS if k.companion))
 
 

@@ -130,6 +130,10 @@ class Kind:
     # The file a file of this kind reads beside it, from its path (EEE's aggregate and its
     # instance records): a change to either is checked in the other. None: not such a path.
     companion: Callable[[str], str | None] | None = None
+    # The project files a file of this kind loads at run time whose content decides its findings
+    # (lm-evaluation-harness's includes and `!function` modules), from its path and data: a
+    # change to one is checked in the files that read it, through files that read those.
+    reads: Callable[[str, JSON], Iterable[str]] | None = None
     # Custom YAML tags its runner's loader constructs (`!function`): read as `Tagged` text. In a
     # file of any other kind such a tag is a parse-error, as every unknown tag is.
     tags: frozenset[str] = frozenset()

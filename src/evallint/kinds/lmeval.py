@@ -9,8 +9,11 @@ Ansible's `tasks:` lists, compose and Kubernetes files share none of its keys.
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterator
+
 from evallint.kinds.base import Kind
-from evallint.model import JSON, Tagged
+from evallint.model import JSON, Pointer, Tagged
 
 # Keys no other common YAML writes: a file with `task`, `group` or `include` and one of them, or
 # a template with two of them, is a harness config.
@@ -65,6 +68,64 @@ def schema_of(data: JSON) -> str:
     return "lm-eval-task"
 
 
+def include_entries(data: dict[str, JSON]) -> list[tuple[Pointer, JSON]]:
+    """(where, as written) of each `include:` entry: one text, or a list of them."""
+    found = data.get("include")
+    if isinstance(found, list):
+        return [(("include", i), inc) for i, inc in enumerate(found)]
+    return [] if found is None else [(("include",), found)]
+
+
+def include_target(at: str, written: str) -> str | None:
+    """The project path the harness opens for an include written in `at`, or None when it lies
+    outside the project (an absolute path, a home folder, a climb past the root)."""
+    if written.startswith(("/", "~")) or "\\" in written:
+        return None
+    folder = at.rpartition("/")[0]
+    normal = posixpath.normpath(f"{folder}/{written}" if folder else written)
+    return None if normal == ".." or normal.startswith("../") else normal
+
+
+def functions(data: JSON, pointer: Pointer = ()) -> Iterator[tuple[Pointer, str]]:
+    """(where, `mod.fn`) of every `!function` value, depth first."""
+    stack: list[tuple[Pointer, JSON]] = [(pointer, data)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, Tagged):
+            yield at, str(value)
+        elif isinstance(value, dict):
+            stack.extend(((*at, k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((*at, i), v) for i, v in reversed(list(enumerate(value))))
+
+
+def module_paths(folder: str, module: str) -> list[str]:
+    """Where the harness looks for `module` (`utils`, `sub.utils`) named in a file of `folder`:
+    beside it, dots as folders; for `lm_eval.tasks.x.y`, also `x/y.py` under the task tree the
+    folder lies in (the harness imports it from its own package)."""
+    local = posixpath.normpath(f"{folder}/{module.replace('.', '/')}.py".lstrip("/"))
+    tried = [local]
+    parts = folder.split("/")
+    if module.startswith("lm_eval.tasks.") and "tasks" in parts:
+        root = "/".join(parts[: len(parts) - parts[::-1].index("tasks")])
+        tried.append(f"{root}/{module.removeprefix('lm_eval.tasks.').replace('.', '/')}.py")
+    return tried
+
+
+def reads(path: str, data: JSON) -> Iterator[str]:
+    """The files the harness loads with this one: its includes and its functions' modules."""
+    if not isinstance(data, dict):
+        return
+    for _, written in include_entries(data):
+        if isinstance(written, str) and (target := include_target(path, written)) is not None:
+            yield target
+    folder = path.rpartition("/")[0]
+    for _, spec in functions(data):
+        module = spec.strip().rpartition(".")[0]
+        if module:
+            yield from module_paths(folder, module)
+
+
 TASK = Kind(
     name="lm-eval-task",
     title="lm-evaluation-harness task config",
@@ -84,6 +145,7 @@ TASK = Kind(
         ("group", "aggregate_metric_list"),
     ),
     tags=frozenset({Tagged.tag}),
+    reads=reads,
     # Its loader is libyaml's, which reads a flow value's lines at any indentation.
     lenient=frozenset({"flow-indent"}),
     # The harness only warns of these (or keeps the last of duplicate keys without a word), and

@@ -8,17 +8,68 @@ every problem reported is one Jinja 3 reports when it compiles the template.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from evallint.records import record
 
-# Jinja 3's built-in filters, and what a runner adds (lm-evaluation-harness: `regex_replace`).
+# Jinja 3's built-in filters (a runner adds its own: lm-evaluation-harness's `regex_replace`).
 FILTERS = frozenset(
-    "abs attr batch capitalize center count d default dictsort e escape filesizeformat first "
-    "float forceescape format groupby indent int items join last length list lower map max min "
-    "pprint random reject rejectattr replace reverse round safe select selectattr slice sort "
-    "string striptags sum title tojson trim truncate unique upper urlencode urlize wordcount "
-    "wordwrap xmlattr".split()
+    (
+        "abs",
+        "attr",
+        "batch",
+        "capitalize",
+        "center",
+        "count",
+        "d",
+        "default",
+        "dictsort",
+        "e",
+        "escape",
+        "filesizeformat",
+        "first",
+        "float",
+        "forceescape",
+        "format",
+        "groupby",
+        "indent",
+        "int",
+        "items",
+        "join",
+        "last",
+        "length",
+        "list",
+        "lower",
+        "map",
+        "max",
+        "min",
+        "pprint",
+        "random",
+        "reject",
+        "rejectattr",
+        "replace",
+        "reverse",
+        "round",
+        "safe",
+        "select",
+        "selectattr",
+        "slice",
+        "sort",
+        "string",
+        "striptags",
+        "sum",
+        "title",
+        "tojson",
+        "trim",
+        "truncate",
+        "unique",
+        "upper",
+        "urlencode",
+        "urlize",
+        "wordcount",
+        "wordwrap",
+        "xmlattr",
+    )
 )
 # Tags that open a block, and the tag that closes each.
 _BLOCKS = {
@@ -142,7 +193,7 @@ def _filters(text: str, i: int, end: int, filters: frozenset[str]) -> Iterator[P
             yield Problem(start, i, f"no filter named {name!r}")
 
 
-def _tag(text: str, j: int, k: int, stack: list[_Open]) -> Iterator[Problem]:
+def _tag(text: str, j: int, k: int, stack: list[_Open]) -> Generator[Problem, None, int | None]:
     """A `{% ... %}` tag: blocks opened and closed in order, no unknown tag. Returns where to
     read on after `{% raw %}` (None: after the tag)."""
     body = text[j + 2 : k].strip("-+ \t\r\n")

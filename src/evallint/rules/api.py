@@ -15,7 +15,6 @@ from evallint.io.source import Source, read_capped
 from evallint.kinds import Kind
 from evallint.model import JSON, Pointer
 from evallint.parse import Document, format_of, parse
-from evallint.parse.python import Module, read_module
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.records import record, replace
@@ -24,6 +23,7 @@ from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
+    from evallint.parse.python import Module
 
 
 def never(path: str) -> bool:
@@ -82,6 +82,8 @@ class Others:
         cannot be read."""
         found = self._modules.get(path)
         if found is None:
+            from evallint.parse.python import read_module  # `ast`: only a run that reads Python
+
             raw = self._bytes(path)
             found = self._modules[path] = raw if isinstance(raw, str) else read_module(raw)
         return found

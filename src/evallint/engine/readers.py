@@ -1,0 +1,95 @@
+"""The files that read a changed file at run time (`Kind.reads`: lm-evaluation-harness tasks read
+the templates they include and the modules their `!function`s name), found outside the run so a
+partial run checks what the change breaks in them, never calls them clean unread.
+
+A reader is found by its text first: a file that reads `path` spells its name (a template's
+file name, a module's stem), so `git grep` (or, outside git, a read of the candidates) narrows
+the tree; each candidate is then parsed and asked what it reads. A template without an eval
+file's extension is followed further: the files that include it read what it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from evallint.config import Config
+from evallint.io.source import Source
+from evallint.kinds import READING
+from evallint.parse import format_of
+from evallint.project import Entry
+from evallint.read import read_entry
+from evallint.rules.api import Others
+
+# How many hops of templates are followed from a changed file (far past any real chain).
+MAX_HOPS = 32
+
+
+def _needle(path: str) -> bytes:
+    """What a file that reads `path` writes of its name: a module's stem, else its file name."""
+    name = path.rpartition("/")[2]
+    return name.removesuffix(".py").encode("utf-8", "surrogateescape")
+
+
+def _candidates(
+    needles: set[bytes], files: Iterable[str], source: Source, grep: Callable[..., set[str] | None]
+) -> set[str]:
+    found = grep(sorted(needles))
+    if found is None:  # not in git: read the YAML files and the files with no extension
+        found = set()
+        for path in files:
+            if format_of(path) in (None, "yaml") and "/." not in f"/{path}":
+                try:
+                    raw = source.read(path)
+                except OSError:
+                    continue
+                if any(n in raw for n in needles):
+                    found.add(path)
+    return found
+
+
+def readers(
+    changed: Iterable[str],
+    skip: set[str],
+    files: frozenset[str],
+    source: Source,
+    config: Config,
+    grep: Callable[..., set[str] | None],
+) -> list[tuple[Entry, str]]:
+    """(reader, the changed file it reads) for each eval file outside `skip` that reads a
+    changed file, directly or through templates."""
+    if not READING:
+        return []
+    others = Others(source, config, files, lambda _: False)
+    frontier = {p: p for p in changed}  # file read -> the changed file it stands for
+    out: dict[str, tuple[Entry, str]] = {}
+    seen = set(frontier)
+    for _ in range(MAX_HOPS):
+        if not frontier:
+            break
+        found = _candidates({_needle(p) for p in frontier}, files, source, grep) - seen
+        following: dict[str, str] = {}
+        for path in sorted(found & files):
+            origin = _reads_one(path, frontier, others)
+            if origin is None:
+                continue
+            seen.add(path)
+            entry = read_entry(path, source, config) if format_of(path) else None
+            if isinstance(entry, Entry) and entry.kind.reads is not None and path not in skip:
+                out[path] = (entry, origin)
+            if format_of(path) in (None, "yaml"):
+                following[path] = origin  # a template: its includers read the change too
+        frontier = following
+    return list(out.values())
+
+
+def _reads_one(path: str, frontier: dict[str, str], others: Others) -> str | None:
+    """The changed file `path` reads through `frontier`, by any reading kind's account."""
+    doc = others.parsed(path)
+    if isinstance(doc, str) or not doc.ok:
+        return None
+    for kind in READING:
+        assert kind.reads is not None
+        for read in kind.reads(path, doc.data):
+            if read in frontier:
+                return frontier[read]
+    return None

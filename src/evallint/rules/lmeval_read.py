@@ -1,0 +1,280 @@
+"""How lm-evaluation-harness reads a config (0.4.13), for its rules: the includes merged as its
+loader merges them, each `!function` resolved as its loader resolves it (the module parsed, never
+imported), and the fields it renders as Jinja.
+
+The loader loads each `include:` first, relative to the including file, in order, and lets the
+file's own keys win; its seen set spans the whole load, so a file reached twice is an "Include
+cycle" even without a loop. A `!function mod.fn` is imported from `mod.py` beside the file that
+writes the tag (dots are folders), else as an installed module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.kinds import lmeval
+from evallint.model import JSON, Finding, Pointer, Tagged
+from evallint.records import record
+from evallint.suggest import suggest
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.parse.python import Module
+    from evallint.rules.api import Context
+
+# How deep an include chain is followed: far past any real one (upstream's deepest is 4).
+MAX_INCLUDE_DEPTH = 32
+
+
+@record
+class Link:
+    """One `include:` entry and what became of it."""
+
+    at: str  # the file that writes it
+    pointer: Pointer
+    target: str  # the included file's project path ("" when it has none)
+    problem: str | None = None
+
+
+@record
+class Chain:
+    """A config as the harness merges it, and the files and links that made it."""
+
+    merged: dict[str, JSON]
+    links: tuple[Link, ...]
+    templates: tuple[Document, ...]  # every included file that was read, in load order
+
+
+class _Loader:
+    """One load of a config through its includes, as the harness does it."""
+
+    def __init__(self, ctx: Context, root: str) -> None:
+        self.ctx, self.seen, self.root = ctx, set[str](), root
+        self.top: Pointer = ()  # the root's include entry the load is under
+        self.links: list[Link] = []
+        self.templates: list[Document] = []
+
+    def load(self, path: str, data: dict[str, JSON], depth: int) -> dict[str, JSON]:
+        self.seen.add(path)
+        merged: dict[str, JSON] = {}
+        for pointer, written in lmeval.include_entries(data):
+            if not isinstance(written, str):
+                continue  # the schema reports it
+            if depth == 0:
+                self.top = pointer
+            found = self.include(path, pointer, written, depth)
+            if found is not None:
+                found.pop("task_list", None)  # never inherited
+                merged.update(found)
+        merged.update((k, v) for k, v in data.items() if k != "include")
+        return merged
+
+    def include(
+        self, path: str, pointer: Pointer, written: str, depth: int
+    ) -> dict[str, JSON] | None:
+        target = lmeval.include_target(path, written)
+        problem, doc = self.open(target, written, depth)
+        if target in self.seen or depth >= MAX_INCLUDE_DEPTH:
+            # Reached twice, or too deep: a fact of this load, not of the file that writes the
+            # include; reported where the root's load went that way.
+            path, pointer = self.root, self.top
+        self.links.append(Link(path, pointer, target or "", problem))
+        if problem is not None or doc is None or not isinstance(doc.data, dict):
+            return None
+        self.templates.append(doc)
+        return self.load(doc.path, doc.data, depth + 1)
+
+    def open(
+        self, target: str | None, written: str, depth: int
+    ) -> tuple[str | None, Document | None]:
+        if target is None:
+            return f"include {written!r} lies outside the repository; it is not read", None
+        if target in self.seen:
+            return (
+                f"include {written!r} is reached twice in this config's includes; the harness "
+                'stops at a file it has loaded once ("Include cycle")',
+                None,
+            )
+        if depth >= MAX_INCLUDE_DEPTH:
+            return f"include {written!r} is {depth} includes deep; it is not followed", None
+        others = self.ctx.others
+        doc = others.parsed(target) if others is not None else "cannot be read"
+        if isinstance(doc, str):
+            return f"include {written!r}: {target} {doc}", None
+        if not doc.ok:
+            first = doc.problems[0]
+            return (
+                f"include {written!r}: {target} does not parse (line {first.span.line}: "
+                f"{first.message})",
+                None,
+            )
+        if not isinstance(doc.data, dict):
+            return f"include {written!r}: {target} holds no mapping; the harness needs one", None
+        return None, doc
+
+
+def chain(doc: Document, ctx: Context) -> Chain:
+    """The document's config merged through its includes, worked out once for each view of
+    the files (`ctx.others`: a partial run asks again of the files as the base had them)."""
+    if ctx.others is None:
+        return _chain(doc, ctx)
+    key = ("lm-eval-chain", doc.path)
+    found = ctx.others.memo.get(key)
+    if not isinstance(found, Chain):
+        found = ctx.others.memo[key] = _chain(doc, ctx)
+    return found
+
+
+def _chain(doc: Document, ctx: Context) -> Chain:
+    loader = _Loader(ctx, doc.path)
+    data = doc.data if isinstance(doc.data, dict) else {}
+    merged = loader.load(doc.path, data, 0)
+    return Chain(merged, tuple(loader.links), tuple(loader.templates))
+
+
+@record
+class Verdict:
+    """What a `!function` reference resolves to: an error, a note, or nothing (found)."""
+
+    error: str | None = None
+    note: str | None = None
+
+
+def _verdict(folder: str, spec: str, ctx: Context) -> Verdict:
+    module, _, name = spec.strip().rpartition(".")
+    if not module or not name:
+        return Verdict(f"!function {spec!r} names no module: the harness needs `module.name`")
+    tried = lmeval.module_paths(folder, module)
+    local = next((p for p in tried if p in ctx.files), tried[0])
+    if local not in ctx.files or ctx.others is None:
+        return Verdict(
+            note=f"!function {spec!r}: {module} is not a module of this repository; "
+            "the harness imports it from its environment, which is not checked"
+        )
+    found = ctx.others.python(local)
+    if isinstance(found, str):
+        return Verdict(f"!function {spec!r}: {local} {found}")
+    return _named(spec, name, local, found)
+
+
+def _named(spec: str, name: str, local: str, module: Module) -> Verdict:
+    if module.error is not None:
+        return Verdict(note=f"!function {spec!r}: {local} {module.error}; not checked")
+    if name in module.names:
+        return Verdict()
+    if module.dynamic is not None:
+        return Verdict(
+            note=f"!function {spec!r}: {local} binds no {name!r} in its text, but "
+            f"{module.dynamic}, so it may make {name!r} when imported"
+        )
+    hint = suggest(name, module.names)
+    tail = f"; did you mean {hint!r}?" if hint else ""
+    return Verdict(f"!function {spec!r}: {local} defines no {name!r}{tail}")
+
+
+def _cached_verdict(at: str, spec: str, ctx: Context) -> Verdict:
+    """Worked out once a run for each folder and reference: thousands of tasks share both."""
+    key = ("lm-eval-function", at.rpartition("/")[0], spec)
+    memo = ctx.others.memo if ctx.others is not None else {}
+    found = memo.get(key)
+    if not isinstance(found, Verdict):
+        found = memo[key] = _verdict(key[1], spec, ctx)
+    return found
+
+
+Reference = tuple[str, Pointer, tuple[int, int] | None, Verdict]
+
+
+def references(doc: Document, ctx: Context) -> Iterator[Reference]:
+    """Each `!function` of the document and of the templates it includes, with its verdict:
+    (file, where, offsets within the root's text for a value a duplicate key replaced)."""
+    for source in (doc, *chain(doc, ctx).templates):
+        for pointer, spec in lmeval.functions(source.data):
+            yield source.path, pointer, None, _cached_verdict(source.path, spec, ctx)
+        if any(p.rule == "duplicate-key" for p in source.problems):
+            for within, spec in _superseded(source):
+                yield source.path, (), within, _cached_verdict(source.path, spec, ctx)
+
+
+def _superseded(doc: Document) -> Iterator[tuple[tuple[int, int], str]]:
+    """The `!function` values of keys written again later: the harness's loader imports the
+    function as it reads each value, so the replaced one must exist too."""
+    import yaml
+
+    smap = doc.source_map()
+    if smap is None:
+        return
+    lines = smap.lines
+    kept = set()
+    for pointer, _ in lmeval.functions(doc.data):
+        span = smap.values.get(pointer)
+        if span is not None:
+            kept.add(lines.offset(span.line, span.column))
+    root = smap.values.get(())
+    base = lines.offset(root.line, root.column) if root is not None else 0
+    try:
+        for event in yaml.parse(doc.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            marks = (event.start_mark, event.end_mark)
+            if isinstance(event, yaml.ScalarEvent) and event.tag == Tagged.tag and all(marks):
+                start, end = marks[0].index, marks[1].index  # type: ignore[union-attr]
+                if start not in kept and start >= base:
+                    yield (start - base, end - base), event.value
+    except yaml.YAMLError:
+        return
+
+
+# The fields the harness renders with Jinja (delimiters are inserted verbatim, not rendered).
+TEMPLATED = (
+    "doc_to_text",
+    "doc_to_target",
+    "doc_to_choice",
+    "doc_to_image",
+    "doc_to_audio",
+    "description",
+    "gen_prefix",
+)
+
+
+def templates(data: JSON) -> Iterator[tuple[Pointer, str]]:
+    """(where, text) of each templated field, in the config and in its `fewshot_config`."""
+    if not isinstance(data, dict):
+        return
+    for scope, fields in ((), data), (("fewshot_config",), data.get("fewshot_config")):
+        if not isinstance(fields, dict):
+            continue
+        for key in TEMPLATED:
+            value = fields.get(key)
+            if isinstance(value, str) and not isinstance(value, Tagged) and "{" in value:
+                yield (*scope, key), value
+
+
+def within(doc: Document, pointer: Pointer, value: str, start: int, end: int) -> Finding:
+    """Offsets into a value, as offsets into its text in the file where that text is the value
+    written on one line (plain, or quoted with escapes); else the whole value."""
+    raw = (doc.raw(pointer) or "").strip()
+    if raw == value:
+        return Finding(pointer, "", within=(start, end))
+    first, last = _raw_offset(raw, start), _raw_offset(raw, end)
+    if first is None or last is None:
+        return Finding(pointer, "")
+    return Finding(pointer, "", within=(first, last))
+
+
+_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
+
+
+def _raw_offset(raw: str, offset: int) -> int | None:
+    """Where the value's character `offset` lies in a quoted scalar's one-line text."""
+    if len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0] or "\n" in raw:
+        return None
+    quote, r, v = raw[0], 1, 0
+    while v < offset and r < len(raw) - 1:
+        if quote == '"' and raw[r] == "\\":
+            r += _ESCAPE_LENGTH.get(raw[r + 1 : r + 2], 2)
+        elif quote == "'" and raw.startswith("''", r):
+            r += 2
+        else:
+            r += 1
+        v += 1
+    return r if v == offset else None
