@@ -79,7 +79,7 @@ def _verdict(path: Path, index: Any, loader: Any, env: Any) -> str:
         if "Cannot import module" in str(exc) and "lm_eval" not in str(exc):
             return f"missing:{exc}"[:200]
         return f"environment:{exc}"[:200]
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a task module may exit when a tool is missing
         return f"environment:{type(exc).__name__}: {exc}"[:200]
     return f"index:{kind}"
 

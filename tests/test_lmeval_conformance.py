@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -139,4 +140,88 @@ def test_the_harness_agrees() -> None:
             assert not reached & errors, f"the harness builds {path}; evallint gives an error"
         tally[way] += 1
     print(f"\nlm-eval 0.4.13 on {len(verdicts)} files: {dict(tally)}", file=sys.stderr)
-    assert tally["index"] > 12_000 and tally["missing"] == 175
+    # The 175 afrimmlu tasks and the evalita group file; the rest it builds.
+    assert tally["index"] > 13_000 and tally["missing"] == 176
+
+
+# Defects planted in real task files: (file, text replaced, replacement, the rule that must
+# report it, the file it must be reported on). "" as the replacement deletes the file.
+MUTATIONS = [
+    ("arc/arc_easy.yaml", "doc_to_target:", "doc_to_taget:", "unknown-key", "arc/arc_easy.yaml"),
+    (
+        "mmlu/default/mmlu_anatomy.yaml",
+        '"task_alias"',
+        '"task_alais"',
+        "lm-eval-unknown-key",
+        "mmlu/default/mmlu_anatomy.yaml",
+    ),
+    ("mmlu/default/_default_template_yaml", "", "", "lm-eval-include", None),
+    (
+        "hellaswag/utils.py",
+        "def process_docs",
+        "def process_doc",
+        "lm-eval-function",
+        "hellaswag/hellaswag.yaml",
+    ),
+    (
+        "arc/arc_easy.yaml",
+        '"Question: {{question}}\\nAnswer:"\ndoc_to_target',
+        '"Question: {{question}\\nAnswer:"\ndoc_to_target',
+        "lm-eval-template",
+        "arc/arc_easy.yaml",
+    ),
+    (
+        "arc/arc_easy.yaml",
+        'doc_to_choice: "{{choices.text}}"\n',
+        "",
+        "lm-eval-missing-choices",
+        "arc/arc_easy.yaml",
+    ),
+    (
+        "mmlu/default/_default_template_yaml",
+        "doc_to_choice: [",
+        "doc_to_choices: [",
+        "lm-eval-unknown-key",
+        "mmlu/default/_default_template_yaml",
+    ),
+    (
+        "arc/arc_easy.yaml",
+        "output_type: multiple_choice",
+        "output_type: multiple_choise",
+        "schema-violation",
+        "arc/arc_easy.yaml",
+    ),
+    (
+        "mmlu/default/mmlu_anatomy.yaml",
+        '"include": "_default_template_yaml"',
+        '"include": "_default_template.yaml"',
+        "lm-eval-include",
+        "mmlu/default/mmlu_anatomy.yaml",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "old", "new", "rule", "where"), MUTATIONS)
+def test_planted_defects_are_caught(
+    tmp_path: Path, path: str, old: str, new: str, rule: str, where: str | None
+) -> None:
+    source = shared_or_skip(*TREE)
+    root = tmp_path / "tasks"
+    for folder in ("arc", "hellaswag", "mmlu/default"):
+        shutil.copytree(source / folder, root / folder)
+    clean = _errors(root)
+    target = root / path
+    if old:
+        text = target.read_text(encoding="utf-8")
+        assert old in text, old
+        target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    else:
+        target.unlink()
+    new_errors = _errors(root) - clean
+    assert any(r == rule and (where is None or p == where) for p, r in new_errors), new_errors
+
+
+def _errors(root: Path) -> set[tuple[str, str]]:
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    report = lint(eval_files(files), FsSource(root), Config(), tree=files)
+    return {(d.path, d.rule) for d in report.diagnostics if d.severity is Severity.ERROR}
