@@ -82,8 +82,17 @@ def lint_files(
     base: Mapping[str, str | bytes] | None = None,
 ) -> list[Diagnostic]:
     baseline = baseline_of(base) if base is not None else None
+    # With a base, the files as it has them, as git gives them to a diff run.
+    touched = frozenset(p for p in files if base is not None and base.get(p) != files[p])
+    prior = (lambda paths: DictSource({p: base[p] for p in paths if p in base})) if base else None
     report = lint(
-        sorted(files), DictSource(files), config or Config(), tree=sorted(files), baseline=baseline
+        sorted(files),
+        DictSource(files),
+        config or Config(),
+        tree=sorted(files),
+        baseline=baseline,
+        touched=touched,
+        prior=prior,
     )
     lines: dict[str, int] = {}
     for d in report.diagnostics:

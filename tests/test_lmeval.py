@@ -282,7 +282,9 @@ def test_a_diff_that_changes_a_template_checks_the_tasks_that_include_it(tmp_pat
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/_template_yaml": "dataset_path: d\noutput_type: multiple_choice\n"})
     assert _diff(repo) == [
+        ("tasks/demo/a.yaml", 1, "lm-eval-version-missing"),
         ("tasks/demo/a.yaml", 2, "lm-eval-missing-choices"),
+        ("tasks/demo/b.yaml", 1, "lm-eval-version-missing"),
         ("tasks/demo/b.yaml", 2, "lm-eval-missing-choices"),
     ]
 
@@ -297,3 +299,83 @@ def test_a_diff_that_changes_a_module_checks_the_tasks_that_name_it(tmp_path: Pa
     assert _diff(repo) == [("tasks/demo/demo.yaml", 8, "lm-eval-function")]
     repo.commit({"tasks/demo/utils.py": UTILS})
     assert _diff(repo) == []
+
+
+VERSIONED = """\
+task: demo
+dataset_path: demo/data
+process_docs: !function utils.process_docs
+num_fewshot: 0
+metadata:
+  version: 1.0
+"""
+
+
+def test_a_scoring_change_needs_a_version_bump(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED, "tasks/demo/utils.py": UTILS})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED.replace("num_fewshot: 0", "num_fewshot: 5")})
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 6, "lm-eval-version-not-bumped")]
+    bumped = VERSIONED.replace("num_fewshot: 0", "num_fewshot: 5").replace("1.0", "2.0")
+    repo.commit({"tasks/demo/demo.yaml": bumped})
+    assert _diff(repo) == []
+
+
+def test_prose_changes_need_no_bump(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED, "tasks/demo/utils.py": UTILS})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED + "tag: [demo_tasks]\ntask_alias: Demo\n"})
+    assert _diff(repo) == []
+
+
+def test_a_changed_function_body_needs_a_bump_of_the_tasks_naming_it(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED, "tasks/demo/utils.py": UTILS})
+    repo.git("checkout", "-q", "-b", "change")
+    body = UTILS.replace("return dataset", "return dataset.shuffle(seed=1)")
+    repo.commit({"tasks/demo/utils.py": body})
+    got = evallint.api.check(cwd=repo.root, diff="main", cache=False).diagnostics
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in got] == [
+        ("tasks/demo/demo.yaml", 6, 12, "lm-eval-version-not-bumped")
+    ]
+    assert got[0].message.startswith("process_docs changed (through tasks/demo/utils.py)")
+    repo.commit({"tasks/demo/utils.py": body + "\n\n# a comment elsewhere\n"})
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED.replace("1.0", "2.0")})
+    assert _diff(repo) == []
+
+
+def test_a_template_change_is_reported_once_on_the_templates_version(tmp_path: Path) -> None:
+    """The version lives in the template 3 tasks include: one finding, on the template."""
+    repo = Repo(tmp_path / "repo")
+    template = (
+        "dataset_path: d\noutput_type: generate_until\nnum_fewshot: 0\nmetadata:\n  version: 1.0\n"
+    )
+    child = "include: _template_yaml\ntask: demo_{}\ndoc_to_text: q\n"
+    repo.commit(
+        {
+            "tasks/demo/_template_yaml": template,
+            **{f"tasks/demo/{n}.yaml": child.format(n) for n in "abc"},
+        }
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/_template_yaml": template.replace("num_fewshot: 0", "num_fewshot: 3")})
+    assert _diff(repo) == [("tasks/demo/_template_yaml", 5, "lm-eval-version-not-bumped")]
+    repo.commit(
+        {
+            "tasks/demo/_template_yaml": template.replace(
+                "num_fewshot: 0", "num_fewshot: 3"
+            ).replace("1.0", "2.0")
+        }
+    )
+    assert _diff(repo) == []
+
+
+def test_a_task_without_a_version_gets_a_note(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    plain = "task: demo\ndataset_path: d\nnum_fewshot: 0\n"
+    repo.commit({"tasks/demo/demo.yaml": plain})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/demo.yaml": plain.replace("0", "2")})
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 1, "lm-eval-version-missing")]

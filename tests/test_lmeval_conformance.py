@@ -24,12 +24,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+import evallint.api
 from conftest import shared_or_skip
 from evallint.config import Config
 from evallint.engine.run import lint
 from evallint.io.source import FsSource
 from evallint.model import Report, Severity
 from evallint.parse import eval_files
+from test_git import Repo
 
 TREE = ("corpus", "other", "lm-eval-harness", "upstream", "tasks")
 ORACLE = Path(__file__).with_name("lmeval_oracle.py")
@@ -225,3 +227,28 @@ def _errors(root: Path) -> set[tuple[str, str]]:
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     report = lint(eval_files(files), FsSource(root), Config(), tree=files)
     return {(d.path, d.rule) for d in report.diagnostics if d.severity is Severity.ERROR}
+
+
+def test_version_rules_on_real_task_histories(tmp_path: Path) -> None:
+    """Real tasks in a real git history: a function body and a shared template change."""
+    source = shared_or_skip(*TREE)
+    repo = Repo(tmp_path / "repo")
+    for folder in ("hellaswag", "mmlu/default"):
+        shutil.copytree(source / folder, repo.root / "tasks" / folder)
+    repo.commit({})
+    repo.git("checkout", "-q", "-b", "change")
+    utils = repo.root / "tasks/hellaswag/utils.py"
+    text = utils.read_text(encoding="utf-8")
+    assert "def process_docs" in text
+    utils.write_text(text.replace('ctx = doc["ctx_a"]', 'ctx = doc["ctx_a"].strip()'), "utf-8")
+    template = repo.root / "tasks/mmlu/default/_default_template_yaml"
+    yaml_text = template.read_text(encoding="utf-8")
+    template.write_text(yaml_text.replace("sampler: first_n", "sampler: default"), "utf-8")
+    repo.commit({})
+    report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+    got = sorted((d.path, d.span.line, d.rule) for d in report.diagnostics)
+    version_line = yaml_text.splitlines().index("  version: 1.0") + 1
+    assert got == [
+        ("tasks/hellaswag/hellaswag.yaml", 22, "lm-eval-version-not-bumped"),
+        ("tasks/mmlu/default/_default_template_yaml", version_line, "lm-eval-version-not-bumped"),
+    ]

@@ -46,6 +46,7 @@ class Run:
     others: Others | None = None
     engines: Engines = field(default_factory=Engines)
     root_name: str = ""  # the project folder's name
+    base_files: Others | None = None  # the files as the change's base has them (diff mode)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     levels: dict[str, Severity] = field(init=False)  # rule id -> its level in this run
@@ -469,6 +470,7 @@ def context(entry: Entry, run: Run, project: Project, base: Project | None) -> C
             run.others,
             engines=run.engines,
             root_name=run.root_name,
+            base_files=run.base_files,
         )
     return found
 

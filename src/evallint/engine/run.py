@@ -67,6 +67,8 @@ def lint(
     started = time.perf_counter()
     tree = tree if isinstance(tree, list) else list(tree)  # the selection's: not copied
     run = _start(paths, source, config, rules, today, baseline, tree, links, store)
+    if prior is not None and (touched or gone):
+        run.base_files = _base_files(run, source, prior, touched | gone)
     crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
@@ -140,6 +142,35 @@ def _check_outside(
         run.diagnostics += found
     for entry in indexed.naming:
         run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
+
+
+class _Later:
+    """A source made on first use: the base's bytes are read only by a run that asks."""
+
+    def __init__(self, make: Callable[[], Source]) -> None:
+        self._make = make
+        self._made: Source | None = None
+
+    def _source(self) -> Source:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def size(self, path: str) -> int:
+        return self._source().size(path)
+
+    def read(self, path: str) -> bytes:
+        return self._source().read(path)
+
+
+def _base_files(
+    run: Run, source: Source, prior: Callable[[list[str]], Source], changed: frozenset[str]
+) -> Others:
+    """The project's files as the change's base has them: the changed ones from git, the rest
+    from the working tree (`Context.base_files`)."""
+    paths = sorted(changed)
+    view = _Later(lambda: Overlay(source, prior(paths), changed))
+    return Others(view, run.config, run.files | changed, run.outside)
 
 
 def _no_grep(needles: Sequence[bytes]) -> None:

@@ -10,9 +10,9 @@ guessed.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
-from evallint.records import record
+from evallint.records import field, record
 
 # Calls through which a module can bind names its text does not spell.
 _DYNAMIC_CALLS = {"globals": "writes globals()", "vars": "writes vars()", "exec": "runs exec()"}
@@ -25,6 +25,9 @@ class Module:
     names: frozenset[str]
     dynamic: str | None = None  # why names may exist that the text does not bind
     error: str | None = None  # why the module could not be read
+    # The text of each top-level function and class, decorators included: what a change to
+    # the function a config names is compared by.
+    sources: Mapping[str, str] = field(default_factory=dict)
 
 
 def read_module(raw: bytes) -> Module:
@@ -35,7 +38,17 @@ def read_module(raw: bytes) -> Module:
     except (ValueError, RecursionError, MemoryError) as exc:
         return Module(frozenset(), error=f"does not parse ({type(exc).__name__})")
     names = frozenset(_bound(tree.body))
-    return Module(names, _dynamic(tree))
+    return Module(names, _dynamic(tree), sources=_sources(tree, raw))
+
+
+def _sources(tree: ast.Module, raw: bytes) -> dict[str, str]:
+    lines = raw.decode("utf-8", "replace").splitlines()
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out[node.name] = "\n".join(lines[first - 1 : node.end_lineno])
+    return out
 
 
 def _bound(body: Iterable[ast.stmt]) -> Iterator[str]:
@@ -63,8 +76,8 @@ def _bound(body: Iterable[ast.stmt]) -> Iterator[str]:
 
 
 def _inner(node: ast.stmt) -> Iterator[str]:
-    for field in ("body", "orelse", "finalbody"):
-        yield from _bound(getattr(node, field, ()))
+    for part in ("body", "orelse", "finalbody"):
+        yield from _bound(getattr(node, part, ()))
     for handler in getattr(node, "handlers", ()):
         if handler.name:
             yield handler.name

@@ -160,6 +160,9 @@ class Context:
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
     engines: Engines = FEW  # when the fast validation engine is asked first
     root_name: str = ""  # the repository folder's own name (site-root paths start with it)
+    # The project's files as the change's base has them (diff mode), read on demand: rules that
+    # compare what a file reads (a template it includes, a module it names) then and now.
+    base_files: Others | None = None
 
     def schema_errors(self, doc: Document) -> list[SchemaError]:
         return doc.facts.get(_schema_errors, doc, self)

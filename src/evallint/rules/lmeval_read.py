@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import lmeval
 from evallint.model import JSON, Finding, Pointer, Tagged
-from evallint.records import record
+from evallint.records import record, replace
 from evallint.suggest import suggest
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class Chain:
     merged: dict[str, JSON]
     links: tuple[Link, ...]
     templates: tuple[Document, ...]  # every included file that was read, in load order
+    origins: dict[str, str]  # top-level key -> the file whose value the merge kept
 
 
 class _Loader:
@@ -54,6 +55,7 @@ class _Loader:
         self.top: Pointer = ()  # the root's include entry the load is under
         self.links: list[Link] = []
         self.templates: list[Document] = []
+        self.origins: dict[str, str] = {}
 
     def load(self, path: str, data: dict[str, JSON], depth: int) -> dict[str, JSON]:
         self.seen.add(path)
@@ -67,7 +69,9 @@ class _Loader:
             if found is not None:
                 found.pop("task_list", None)  # never inherited
                 merged.update(found)
-        merged.update((k, v) for k, v in data.items() if k != "include")
+        own = {k: v for k, v in data.items() if k != "include"}
+        merged.update(own)
+        self.origins.update(dict.fromkeys(own, path))
         return merged
 
     def include(
@@ -130,7 +134,7 @@ def _chain(doc: Document, ctx: Context) -> Chain:
     loader = _Loader(ctx, doc.path)
     data = doc.data if isinstance(doc.data, dict) else {}
     merged = loader.load(doc.path, data, 0)
-    return Chain(merged, tuple(loader.links), tuple(loader.templates))
+    return Chain(merged, tuple(loader.links), tuple(loader.templates), loader.origins)
 
 
 @record
@@ -278,3 +282,81 @@ def _raw_offset(raw: str, offset: int) -> int | None:
             r += 1
         v += 1
     return r if v == offset else None
+
+
+# What a task's results do not depend on: a change to these alone needs no new version.
+NOT_SCORED = frozenset(
+    {"description", "tag", "task_alias", "group_alias", "metadata", "include", "task_list"}
+)
+
+
+@record
+class VersionChange:
+    """A task whose scoring changed since the base: what changed, and its version then and now."""
+
+    changed: tuple[str, ...]
+    before: JSON
+    after: JSON
+    through: str  # "" when the task's own file changed it, else the file that did
+    versioned_in: str  # the file whose `metadata` the task reports (its own, or a template's)
+
+
+def version_of(merged: dict[str, JSON]) -> JSON:
+    meta = merged.get("metadata")
+    return meta.get("version") if isinstance(meta, dict) else None
+
+
+def version_change(doc: Document, ctx: Context) -> VersionChange | None:
+    """How the task's scoring changed against the base, through its includes and the
+    functions they name; None when it did not, or nothing can be compared."""
+    if ctx.base_files is None or ctx.baseline is None:
+        return None
+    before = ctx.base_files.parsed(doc.path)
+    if isinstance(before, str) or not before.ok or not isinstance(before.data, dict):
+        return None  # a new task
+    then = replace(ctx, others=ctx.base_files)
+    head, base = chain(doc, ctx), chain(before, then)
+    if any(link.problem for link in (*head.links, *base.links)):
+        return None  # the include rule reports it
+    keys = sorted((set(head.merged) | set(base.merged)) - NOT_SCORED)
+    reasons = {k: why for k in keys if (why := _differs(k, head, base, ctx, then)) is not None}
+    if not reasons:
+        return None
+    through = set(reasons.values()) - {doc.path}
+    return VersionChange(
+        tuple(reasons),
+        version_of(base.merged),
+        version_of(head.merged),
+        ", ".join(sorted(through)),
+        head.origins.get("metadata", doc.path),
+    )
+
+
+def _differs(key: str, head: Chain, base: Chain, ctx: Context, then: Context) -> str | None:
+    """The file that changed a field: the one that writes its value, or the module of a
+    function it names whose source changed; None when it did not change."""
+    now, was = head.merged.get(key), base.merged.get(key)
+    writer = head.origins.get(key) or base.origins.get(key, "")
+    if now != was:
+        return writer
+    folder = writer.rpartition("/")[0]
+    for _, spec in lmeval.functions(now):
+        module, _, name = spec.strip().rpartition(".")
+        if not module:
+            continue
+        path, source = _source(folder, module, name, ctx)
+        if source is not None and source != _source(folder, module, name, then)[1]:
+            return path  # (a function gone is lm-eval-function's to report)
+    return None
+
+
+def _source(folder: str, module: str, name: str, ctx: Context) -> tuple[str, str | None]:
+    """The module the harness would import for `module`, and the text of its function `name`,
+    in the view `ctx.others` gives of the files."""
+    others = ctx.others
+    tried = lmeval.module_paths(folder, module)
+    for path in tried if others is not None else ():
+        found = others.python(path) if others is not None else "absent"
+        if not isinstance(found, str):
+            return path, found.sources.get(name)
+    return tried[0], None
