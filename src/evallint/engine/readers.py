@@ -69,6 +69,8 @@ def readers(
         found = _candidates({_needle(p) for p in frontier}, files, source, grep) - seen
         following: dict[str, str] = {}
         for path in sorted(found & files):
+            if not _may_read(path, frontier, source):
+                continue
             origin = _reads_one(path, frontier, others)
             if origin is None:
                 continue
@@ -80,6 +82,28 @@ def readers(
                 following[path] = origin  # a template: its includers read the change too
         frontier = following
     return list(out.values())
+
+
+def _may_read(path: str, frontier: dict[str, str], source: Source) -> bool:
+    """Whether `path` can name a file of the frontier, told from its text before it is parsed:
+    a name written bare (`_template_yaml`, `utils.fn`) is resolved in the file's own folder,
+    so a file elsewhere that spells the name only bare reads another file of that name (most
+    task folders have their own `_default_template_yaml` and `utils.py`). A name written after
+    `/` or `.` is a path from elsewhere: the file is parsed to know."""
+    try:
+        raw = source.read(path)
+    except OSError:
+        return False
+    folder = path.rpartition("/")[0]
+    for target in frontier:
+        if target.rpartition("/")[0] == folder:
+            return True
+        needle, at = _needle(target), 0
+        while (at := raw.find(needle, at)) >= 0:
+            if at and raw[at - 1 : at] in (b"/", b"."):
+                return True
+            at += len(needle)
+    return False
 
 
 def _reads_one(path: str, frontier: dict[str, str], others: Others) -> str | None:

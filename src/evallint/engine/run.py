@@ -87,7 +87,8 @@ def lint(
     _check_outside(indexed, run, (head, base, then), source, gone)
     if (touched or gone) and prior is not None:
         grep = store.grep if store is not None else _no_grep
-        _check_companions(entries, touched | gone, run, (head, base), source, (prior, grep))
+        before = (prior, grep)
+        checked += _check_companions(entries, touched | gone, run, (head, base), source, before)
     return _report(run, entries, checked, started)
 
 
@@ -184,21 +185,32 @@ def _check_companions(
     projects: tuple[Project, Project | None],
     source: Source,
     before: tuple[Callable[[list[str]], Source], Callable[..., set[str] | None]],
-) -> None:
+) -> int:
     """The findings the change gives the files outside the run that read a changed file: a
     record beside it (`Kind.companion`), a task that includes it (`Kind.reads`). Files checked
     for other reasons (affected, naming) are checked here too: those checks run only some
     rules, and a change to what they read may break any. `before`: what gives the files' bytes
-    before the change, and a search of the tree's files for fixed strings."""
+    before the change, and a search of the tree's files for fixed strings. Returns how many
+    files it checked."""
     head, base = projects
     prior, grep = before
     mine, seen = {e.path for e in entries}, set(run.diagnostics)
     reading = _companions(changed, mine, run, source)
     reading += readers(changed, mine, run.files, source, run.config, grep)
+    olds: dict[str, Source] = {}
+
+    def once(paths: list[str]) -> Source:  # a changed file many read is fetched from git once
+        key = "\0".join(paths)
+        found = olds.get(key)
+        if found is None:
+            found = olds[key] = prior(paths)
+        return found
+
     for entry, read in reading:
-        found = _broken_by_change(entry, read, run, head, base, source, prior)
+        found = _broken_by_change(entry, read, run, head, base, source, once)
         run.diagnostics += [d for d in found if d not in seen]
         seen.update(found)
+    return len(reading)
 
 
 def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) -> Report:

@@ -320,6 +320,8 @@ def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
         "raise it (the harness's guide: by 1)"
     )
     if found.versioned_in != doc.path:  # the template's version: one finding there, for all
+        if found.through == found.versioned_in:
+            message = message.replace(f" (through {found.through})", "", 1)
         yield Finding(("metadata", "version"), message, path=found.versioned_in)
     else:
         yield Finding(_version_at(doc), message)
