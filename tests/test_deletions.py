@@ -253,7 +253,8 @@ def test_a_companion_already_out_of_step_stays_quiet(repo: Repo, run: Run) -> No
         f.write(json.dumps({**INSTANCE, "sample_id": "9"}) + "\n")
     # The checksum and the row count were wrong already: they stay wrong, with other values.
     code, out, _ = run("check", "--diff", "main", cwd=repo.root)
-    assert (code, _lines(out)[0][:16]) == (0, "1 file checked: ")
+    # The changed instance file and the aggregate beside it, checked for what the change broke.
+    assert (code, _lines(out)[0][:17]) == (0, "2 files checked: ")
 
 
 OTHER = "4c1d2e3f-1d2a-4b3c-8d4e-5f6a7b8c9d0e"
