@@ -37,6 +37,12 @@ YAML_ROUTES = {
     "$schema key": ("misc/s.yaml", "$schema: ../schema/judge.schema.json\nid: j\n"),
     "configured glob": ("graders/g.yaml", "id: g\nversion: '1.0.0'\n"),
     "markers only": ("misc/q.yaml", "questions:\n  - id: q1\n"),
+    "hf benchmark markers": ("bench/eval.yaml", "evaluation_framework: mteb\nname: b\n"),
+    "lm-eval task markers": (
+        "tasks/demo/demo.yaml",
+        "task: demo\ndataset_path: d\nprocess_docs: !function utils.f\n",
+    ),
+    "lm-eval group markers": ("tasks/demo/_g.yaml", "group: g\naggregate_metric_list: []\n"),
 }
 JSON_ROUTES = {
     "evals.json": ("skills/a/evals/evals.json", '{"skill_name": "a",\n'),
@@ -66,6 +72,7 @@ YAML_PAYLOADS: dict[str, tuple[bytes, tuple[int, int]]] = {
     ),
     "deep nesting": (b"deep: " + b"[" * 100_000 + b"\n", (1, 206)),
     "unsafe tag": (b"x: !!python/object:os.system ls\n", (1, 4)),
+    "custom tag": (b"x: !include other.yaml\n", (1, 4)),
     "line over max-file-size": (b"note: " + b"x" * 300_000 + b"\n", (-1, 1)),
 }
 JSON_PAYLOADS: dict[str, tuple[bytes, tuple[int, int]]] = {
