@@ -379,3 +379,10 @@ def test_a_task_without_a_version_gets_a_note(tmp_path: Path) -> None:
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/demo.yaml": plain.replace("0", "2")})
     assert _diff(repo) == [("tasks/demo/demo.yaml", 1, "lm-eval-version-missing")]
+
+
+def test_a_task_in_a_yml_file_is_never_indexed() -> None:
+    text = "task: demo\ndataset_path: d\n"
+    assert _at("tasks/demo/demo.yml", text) == [(1, 1, "lm-eval-yml-not-indexed")]
+    assert _at("tasks/demo/demo.yaml", text) == []
+    assert _at("tasks/demo/_t.yml", "dataset_path: d\noutput_type: generate_until\n") == []

@@ -361,3 +361,29 @@ def lm_eval_version_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
             _version_at(doc),
             f"{_what(found)}, which changes scores; the task has no metadata.version: add one",
         )
+
+
+@rule("lm-eval-yml-not-indexed", Severity.WARNING, kinds=lmeval.KINDS, precision="high")
+def lm_eval_yml_not_indexed(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A task or group in a `.yml` file, which the harness never indexes.
+
+    The harness's task index reads `*.yaml` files only: a task or group written in a `.yml`
+    file is not registered, and `--tasks name` says it does not exist. It still loads when
+    another config includes it, so it is a warning.
+
+    Bad (tasks/demo/demo.yml):
+        task: demo
+        dataset_path: demo/data
+    Good (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+    """
+    data = doc.data if isinstance(doc.data, dict) else {}
+    named = "task" if isinstance(data.get("task"), str) else "group" if "group" in data else ""
+    if named and doc.path.lower().endswith(".yml"):
+        yield Finding(
+            (named,),
+            f"the harness indexes only *.yaml files: this {named} is never registered "
+            "(rename the file to .yaml, unless other configs only include it)",
+            on_key=True,
+        )
