@@ -16,6 +16,7 @@ from evallint.records import field, record
 
 # Calls through which a module can bind names its text does not spell.
 _DYNAMIC_CALLS = {"globals": "writes globals()", "vars": "writes vars()", "exec": "runs exec()"}
+_DYNAMIC_WORDS = (b"globals", b"vars(", b"exec(", b"setattr", b"import *", b"__getattr__", b"global ")
 
 
 @record
@@ -38,7 +39,9 @@ def read_module(raw: bytes) -> Module:
     except (ValueError, RecursionError, MemoryError) as exc:
         return Module(frozenset(), error=f"does not parse ({type(exc).__name__})")
     names = frozenset(_bound(tree.body))
-    return Module(names, _dynamic(tree), sources=_sources(tree, raw))
+    # The walk for dynamic names only where the text spells one of them (most modules do not).
+    dynamic = _dynamic(tree) if any(word in raw for word in _DYNAMIC_WORDS) else None
+    return Module(names, dynamic, sources=_sources(tree, raw))
 
 
 def _sources(tree: ast.Module, raw: bytes) -> dict[str, str]:

@@ -190,10 +190,23 @@ def _cached_verdict(at: str, spec: str, ctx: Context) -> Verdict:
 Reference = tuple[str, Pointer, tuple[int, int] | None, Verdict]
 
 
-def references(doc: Document, ctx: Context) -> Iterator[Reference]:
+def references(doc: Document, ctx: Context) -> list[Reference]:
     """Each `!function` of the document and of the templates it includes, with its verdict:
-    (file, where, offsets within the root's text for a value a duplicate key replaced)."""
+    (file, where, offsets within the root's text for a value a duplicate key replaced).
+    Worked out once a document and view of the files, for the rules that ask."""
+    if ctx.others is None:
+        return list(_references(doc, ctx))
+    key = ("lm-eval-references", doc.path)
+    found = ctx.others.memo.get(key)
+    if not isinstance(found, list):
+        found = ctx.others.memo[key] = list(_references(doc, ctx))
+    return found
+
+
+def _references(doc: Document, ctx: Context) -> Iterator[Reference]:
     for source in (doc, *chain(doc, ctx).templates):
+        if Tagged.tag not in source.text:
+            continue  # no tag written: nothing to walk (most files)
         for pointer, spec in lmeval.functions(source.data):
             yield source.path, pointer, None, _cached_verdict(source.path, spec, ctx)
         if any(p.rule == "duplicate-key" for p in source.problems):
