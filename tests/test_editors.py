@@ -277,3 +277,18 @@ def test_settings_that_are_no_regular_file_are_never_written(tmp_path: Path, sha
     written, snippet = init_vscode(root)
     assert snippet is not None and ".vscode/settings.json" not in written
     assert outside.read_text() == "{}\n"
+
+
+def test_harness_configs_get_their_tag_declared_not_a_schema_each(tmp_path: Path) -> None:
+    """lm-evaluation-harness trees hold thousands of configs, each choosing its schema by its
+    keys: none is listed; the `!function` tag is declared so the YAML extension accepts it."""
+    task = "task: demo\ndataset_path: d\nprocess_docs: !function utils.f\n"
+    (tmp_path / "tasks" / "demo").mkdir(parents=True)
+    (tmp_path / "tasks" / "demo" / "demo.yaml").write_text(task)
+    settings = tmp_path / ".vscode" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"yaml.customTags": ["!Ref scalar"]}')
+    init_vscode(tmp_path)
+    written = json.loads(settings.read_text())
+    assert written["yaml.customTags"] == ["!Ref scalar", "!function scalar"]
+    assert not any("lm-eval" in url for url in written["yaml.schemas"])

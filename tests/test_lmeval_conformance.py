@@ -5,9 +5,9 @@ SOURCE.md gives the commit). Not all of it builds: the afrimmlu prompt templates
 aggregation `utils.weighted_f1_score` their `utils.py` lacks (175 tasks include them), and an
 evalita group file names a missing function under a key it writes twice. evallint must give
 errors there and nowhere else. (The afrimgsm group that lists a task nothing defines is not
-reported yet: names across the tree are not checked.) The oracle test asks lm-eval 0.4.13, installed in a venv of its own
-(never the project's; `.ci/run` makes it), for its index's and its loader's verdict on every
-file.
+reported yet: names across the tree are not checked.) The oracle test asks lm-eval 0.4.13,
+installed in a venv of its own (never the project's; `.ci/run` makes it), for its index's and
+its loader's verdict on every file.
 """
 
 from __future__ import annotations

@@ -4,8 +4,11 @@ Files are matched to schemas by the detection the linter itself uses. Kinds a pa
 whatever the file holds (rubrics/, judges/, datasets/, evals.json) get their globs, so files
 added later are matched too; a suite's dialect is told by its keys, which no glob can see (an
 agentevals `EVAL.yaml` is no AgentV v4 suite), so each suite found today is matched by its own
-path, and `init vscode` run again picks up new ones. EEE records are left out: each declares its
-schema version, which no one setting can choose.
+path, and `init vscode` run again picks up new ones. Kinds whose schema each file's content
+chooses (EEE records, by the version they declare; lm-evaluation-harness configs, open where a
+Python class may read any key) are left out: no one setting can choose for them, and a tree of
+thousands of them would make thousands of settings. A kind whose runner's loader knows a custom
+YAML tag (`!function`) has it declared in `yaml.customTags`, so the editor does not flag it.
 """
 
 from __future__ import annotations
@@ -39,9 +42,14 @@ def detected(root: Path, config: Config, in_git: bool) -> dict[str, list[str]]:
         except OSError:
             continue
         kind = entry.kind if isinstance(entry, Entry) else None
-        if kind is not None and kind.schema and not kind.editor_globs:
+        if kind is not None and kind.tags:
+            found.setdefault(_TAGS, []).extend(sorted(kind.tags))
+        if kind is not None and kind.schema and not kind.editor_globs and not kind.schema_of:
             found.setdefault(kind.schema, []).append(path)
     return found
+
+
+_TAGS = ""  # the key of `detected`'s answer that holds the custom tags the kinds found use
 
 
 def _globs(extra: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -83,6 +91,7 @@ def init_vscode(
     them)."""
     git = (root / ".git").exists() if in_git is None else in_git
     extra = detected(root, config or Config(), git)
+    tags = sorted(set(extra.pop(_TAGS, [])))
     names = sorted({*GLOBS, *extra})
     target = root / folder
     target.mkdir(parents=True, exist_ok=True)
@@ -95,9 +104,12 @@ def init_vscode(
     settings_path = root / ".vscode" / "settings.json"
     settings = _read_settings(settings_path, root)
     ours_yaml, ours_json = schema_entries(folder, extra), json_entries(folder, extra)
+    custom = [f"{tag} scalar" for tag in tags]
     if settings is None:
-        snippet = json.dumps({"yaml.schemas": ours_yaml, "json.schemas": ours_json}, indent=2)
-        return written, snippet
+        pasted: dict[str, object] = {"yaml.schemas": ours_yaml, "json.schemas": ours_json}
+        if custom:
+            pasted["yaml.customTags"] = custom
+        return written, json.dumps(pasted, indent=2)
     current = settings.get("yaml.schemas")
     merged = {
         url: globs
@@ -113,6 +125,10 @@ def init_vscode(
         if not (isinstance(e, dict) and str(e.get("url", "")).startswith(f"./{folder}/"))
     ]
     settings["json.schemas"] = [*kept, *ours_json]
+    if custom:
+        have = settings.get("yaml.customTags")
+        others = [t for t in (have if isinstance(have, list) else []) if t not in custom]
+        settings["yaml.customTags"] = [*others, *custom]
     settings_path.parent.mkdir(parents=True, exist_ok=True)
     settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     written.append(settings_path.relative_to(root).as_posix())

@@ -16,7 +16,15 @@ from evallint.records import field, record
 
 # Calls through which a module can bind names its text does not spell.
 _DYNAMIC_CALLS = {"globals": "writes globals()", "vars": "writes vars()", "exec": "runs exec()"}
-_DYNAMIC_WORDS = (b"globals", b"vars(", b"exec(", b"setattr", b"import *", b"__getattr__", b"global ")
+_DYNAMIC_WORDS = (
+    b"globals",
+    b"vars(",
+    b"exec(",
+    b"setattr",
+    b"import *",
+    b"__getattr__",
+    b"global ",
+)
 
 
 @record
