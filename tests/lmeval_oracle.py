@@ -9,6 +9,8 @@ harness's index walks, as a path from TASKS_FOLDER, to its verdict:
 - `template:<error>`: a prompt field is a Jinja template the harness's environment cannot
   compile;
 - `missing:<error>`: a `!function` names a module or function that is not there;
+- `member:<name>`: a group lists a name the index does not hold, which the harness builds as an
+  inline task with no dataset;
 - `environment:<error>`: a module it names imports a package this venv lacks (no verdict).
 
 Resolving a `!function` imports the module, which is what the harness does to build a task:
@@ -84,6 +86,22 @@ def _verdict(path: Path, index: Any, loader: Any, env: Any) -> str:
     return f"index:{kind}"
 
 
+def _unknown_members(registry: dict[str, Any], index: Any) -> list[tuple[Path, str]]:
+    """Each group's string member (or `task:` entry with an alias only) the index lacks."""
+    out = []
+    for entry in registry.values():
+        if entry.kind != index.Kind.GROUP or entry.yaml_path is None:
+            continue
+        members = entry.cfg.get("task")
+        for item in members if isinstance(members, list) else [members]:
+            name = item if isinstance(item, str) else None
+            if isinstance(item, dict) and set(item) <= {"task", "task_alias"}:
+                name = item.get("task")
+            if isinstance(name, str) and name not in registry:
+                out.append((entry.yaml_path, name))
+    return out
+
+
 def main(folder: str) -> int:
     socket.socket.connect = _refuse  # type: ignore[method-assign]
     index = importlib.import_module("lm_eval.tasks._index")
@@ -94,6 +112,8 @@ def main(folder: str) -> int:
     with redirect_stdout(io.StringIO()):  # task modules print as they import
         for path in index.TaskIndex._iter_yaml_files(root):
             out[path.relative_to(root).as_posix()] = _verdict(path, index, loader, env)
+        for path, name in _unknown_members(index.TaskIndex.build([root]), index):
+            out[path.relative_to(root).as_posix()] = f"member:{name}"
     json.dump(out, sys.stdout)
     return 0
 

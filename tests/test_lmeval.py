@@ -386,3 +386,25 @@ def test_a_task_in_a_yml_file_is_never_indexed() -> None:
     assert _at("tasks/demo/demo.yml", text) == [(1, 1, "lm-eval-yml-not-indexed")]
     assert _at("tasks/demo/demo.yaml", text) == []
     assert _at("tasks/demo/_t.yml", "dataset_path: d\noutput_type: generate_until\n") == []
+
+
+HARNESS = {"tasks/__init__.py": "", "tasks/_index.py": "", "tasks/manager.py": ""}
+
+
+def test_a_group_naming_what_no_file_defines() -> None:
+    """In the harness's own tree an error; elsewhere the name may be a built-in task: a note."""
+    files = {
+        "tasks/demo/demo.yaml": "task: demo\ndataset_path: d\ntag: [demo_tag]\n",
+        "tasks/demo/_g.yaml": "group: g\ntask:\n  - demo\n  - demo_tag\n  - dmeo\n"
+        "  - task: other\n  - task: inline\n    dataset_path: d\n",
+    }
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files({**files, **HARNESS})]
+    assert got == [
+        ("tasks/demo/_g.yaml", 5, 5, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 6, 11, "lm-eval-unknown-task"),
+    ]
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files)]
+    assert got == [
+        ("tasks/demo/_g.yaml", 5, 5, "lm-eval-task-elsewhere"),
+        ("tasks/demo/_g.yaml", 6, 11, "lm-eval-task-elsewhere"),
+    ]

@@ -55,7 +55,7 @@ class Others:
                     self._scans[path] = scan(self.source, path)
         return self._scans[path]
 
-    def _bytes(self, path: str) -> bytes | str:
+    def raw(self, path: str) -> bytes | str:
         """A listed file's bytes, or why it cannot be read (absent, outside, too large)."""
         if path not in self.listed:
             return "does not exist"
@@ -72,7 +72,7 @@ class Others:
         templates often have no extension), with no kind: the document, or why there is none."""
         found = self._raw.get(path)
         if found is None:
-            raw = self._bytes(path)
+            raw = self.raw(path)
             fmt = format_of(path) or "yaml"
             found = self._raw[path] = raw if isinstance(raw, str) else parse(path, raw, fmt)
         return found
@@ -84,7 +84,7 @@ class Others:
         if found is None:
             from evallint.parse.python import read_module  # `ast`: only a run that reads Python
 
-            raw = self._bytes(path)
+            raw = self.raw(path)
             found = self._modules[path] = raw if isinstance(raw, str) else read_module(raw)
         return found
 

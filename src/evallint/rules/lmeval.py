@@ -18,6 +18,8 @@ from evallint.rules.base import rule
 from evallint.rules.lmeval_read import (
     VersionChange,
     chain,
+    defined_elsewhere,
+    harness_roots,
     references,
     templates,
     version_change,
@@ -47,7 +49,7 @@ def _here(
 
 @rule("lm-eval-include", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_include(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """An `include:` the harness cannot load: missing, outside, unparsable, or reached twice.
+    """An `include:` the harness cannot load: missing, outside, broken, or reached twice.
 
     The harness loads each include relative to the file that names it, before the file's own
     keys. A missing or broken include fails the task when the harness indexes it (the task
@@ -135,7 +137,7 @@ def _is_task(doc: Document) -> bool:
 
 @rule("lm-eval-missing-choices", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_missing_choices(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A `multiple_choice` task with no `doc_to_choice`, in the file or its includes.
+    """A `multiple_choice` task with no `doc_to_choice`.
 
     A multiple-choice task scores the model's likelihood of each choice; without
     `doc_to_choice` (or a promptsource `use_prompt`) the harness has no choices and the task
@@ -188,7 +190,7 @@ def _unknown(data: dict[str, JSON], merged: dict[str, JSON]) -> Iterator[tuple[s
 
 @rule("lm-eval-unknown-key", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True, fixable=False)
 def lm_eval_unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A key no task config takes, where only the includes tell whether a Python class reads it.
+    """A key no task config takes, known once the includes are merged.
 
     The harness builds a task with `TaskConfig(**config)`, which fails on a key it does not
     know; a config whose includes name a `class` hands every key to that class instead. The
@@ -223,7 +225,7 @@ def lm_eval_unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 @rule("lm-eval-template", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_template(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A Jinja template the harness cannot compile: an unclosed tag or block, an unknown filter.
+    """A Jinja template the harness cannot compile.
 
     `doc_to_text`, `doc_to_target`, `doc_to_choice`, `description` and the other prompt fields
     are Jinja templates, rendered for every document; one that does not compile fails the task
@@ -284,7 +286,7 @@ def _raised(before: JSON, after: JSON) -> bool:
     reads_files=True,
 )
 def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A task's scoring changed since the base and its `metadata.version` did not go up.
+    """A task's scoring changed and its `metadata.version` did not go up.
 
     The harness reports a task's `metadata.version` with its results, and its new-task guide
     asks for an increase (by 1: `1.0` to `2.0`) whenever the scoring changes, so that results
@@ -386,4 +388,97 @@ def lm_eval_yml_not_indexed(doc: Document, ctx: Context) -> Iterator[Finding]:
             f"the harness indexes only *.yaml files: this {named} is never registered "
             "(rename the file to .yaml, unless other configs only include it)",
             on_key=True,
+        )
+
+
+# What makes a group a task of its own (the harness builds its members with these).
+_INLINE = ("dataset_path", "custom_dataset", "class")
+# The keys of a group's `task:` entry that only look a name up (any other key may make it a
+# task defined in place, which the harness builds as it is).
+_LOOKUP = frozenset({"task", "task_alias"})
+
+
+def _members(data: dict[str, JSON], at: Pointer = ()) -> Iterator[tuple[Pointer, str]]:
+    """(where, name) of each task, group or tag a group names, through inline subgroups."""
+    found = data.get("task")
+    for i, item in enumerate(found if isinstance(found, list) else [found] if found else []):
+        if isinstance(item, str):
+            yield (*at, "task", i), item
+        elif isinstance(item, dict) and "group" in item:
+            yield from _members(item, (*at, "task", i))
+        elif isinstance(item, dict) and isinstance(name := item.get("task"), str):
+            if not _LOOKUP.issuperset(item):
+                continue  # perhaps a task defined here, not a name
+            yield (*at, "task", i, "task"), name
+
+
+def _unknown_members(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    if "group" not in data or any(k in data for k in _INLINE):
+        return
+    for pointer, name in _members(data):
+        if not defined_elsewhere(name, doc, ctx):
+            yield pointer, name
+
+
+def _in_harness(doc: Document, ctx: Context) -> bool:
+    return any(doc.path.startswith(root) for root in harness_roots(ctx.files))
+
+
+@rule("lm-eval-unknown-task", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
+def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A group names a task, group or tag no file of the harness's own tree defines.
+
+    In the harness's task package (`lm_eval/tasks/`, its built-in tasks), a group's member
+    that no file defines is built as an inline task with no dataset, and the group fails to
+    load. A name no other file writes is defined nowhere. Outside the harness's own tree the
+    name may be a built-in task, so there it is `lm-eval-task-elsewhere`, a note.
+
+    Given (tasks/_index.py):
+        INDEX = {}
+    Given (tasks/manager.py):
+        MANAGER = None
+    Given (tasks/__init__.py):
+        VERSION = 1
+    Given (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+    Bad (tasks/demo/_demo_group.yaml):
+        group: demo_all
+        task: [demo, dmeo]
+    Good (tasks/demo/_demo_group.yaml):
+        group: demo_all
+        task: [demo]
+    """
+    for pointer, name in _unknown_members(doc, ctx):
+        if _in_harness(doc, ctx):
+            yield Finding(
+                pointer, f"{name!r} is not a task, group or tag any file of the tree defines"
+            )
+
+
+@rule("lm-eval-task-elsewhere", Severity.NOTE, kinds=lmeval.KINDS, reads_files=True)
+def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A group names a task, group or tag this repository does not define.
+
+    The harness looks names up in its own built-in tasks and in every `--include_path`: the
+    name may be one of those, which are not checked. If it is not, the group fails to load.
+
+    Given (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+    Bad (tasks/demo/_demo_group.yaml):
+        group: demo_all
+        task: [demo, hellaswag]
+    Good (tasks/demo/_demo_group.yaml):
+        group: demo_all
+        task: [demo]
+    """
+    for pointer, name in _unknown_members(doc, ctx):
+        if _in_harness(doc, ctx):
+            return
+        yield Finding(
+            pointer,
+            f"{name!r} is defined nowhere in this repository: fine if it is one of the harness's "
+            "built-in tasks or on its --include_path, which are not checked",
         )
