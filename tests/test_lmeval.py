@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import evallint.api
 from conftest import DictSource, found, lint_files
 from evallint.config import Config
@@ -408,3 +410,34 @@ def test_a_group_naming_what_no_file_defines() -> None:
         ("tasks/demo/_g.yaml", 5, 5, "lm-eval-task-elsewhere"),
         ("tasks/demo/_g.yaml", 6, 11, "lm-eval-task-elsewhere"),
     ]
+
+
+def test_a_diff_searches_for_readers_only_of_files_a_config_can_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search reads every file of the tree: a rubric or a script no config can read is not
+    looked for (a large tree's edit of one rubric would pay for it)."""
+    import evallint.io.git as git
+
+    asked: list[object] = []
+    real = git.grep_files
+
+    def counted(root: Path, needles: list[bytes]) -> set[str] | None:
+        asked.append(needles)
+        return real(root, needles)
+
+    monkeypatch.setattr(git, "grep_files", counted)
+    repo = Repo(tmp_path / "repo")
+    rubric = "id: tone\nversion: '1.0.0'\nchecks: []\nscoring: {combine: all_pass}\n"
+    files = {"rubrics/tone.yaml": rubric, "scripts/run.py": "X = 1\n", **_TASK_FILES}
+    repo.commit(files)
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"rubrics/tone.yaml": rubric.replace("1.0.0", "2.0.0"), "scripts/run.py": "X=2\n"})
+    _diff(repo)
+    assert asked == []
+    repo.commit({"tasks/demo/utils.py": UTILS + "\n# more\n"})
+    _diff(repo)
+    assert asked == [[b"utils"], [b"demo.yaml"]]  # and what includes its reader
+
+
+_TASK_FILES = {"tasks/demo/demo.yaml": TASK, "tasks/demo/utils.py": UTILS}

@@ -60,7 +60,8 @@ def readers(
     if not READING:
         return []
     others = Others(source, config, files, lambda _: False)
-    frontier = {p: p for p in changed}  # file read -> the changed file it stands for
+    # file read -> the changed file it stands for; only files some kind's files can read
+    frontier = {p: p for p in changed if _readable(p, files, others)}
     out: dict[str, tuple[Entry, str]] = {}
     seen = set(frontier)
     for _ in range(MAX_HOPS):
@@ -104,6 +105,16 @@ def _may_read(path: str, frontier: dict[str, str], source: Source) -> bool:
                 return True
             at += len(needle)
     return False
+
+
+def _readable(path: str, files: frozenset[str], others: Others) -> bool:
+    """Whether a reading kind's files can read the changed file (`Kind.readable`); a file
+    the change deleted may have been one, so it is looked for."""
+    if path not in files:
+        return True
+    doc = others.parsed(path) if format_of(path) in (None, "yaml") else None
+    data = doc.data if doc is not None and not isinstance(doc, str) and doc.ok else None
+    return any(k.readable is None or k.readable(path, data, files) for k in READING)
 
 
 def _reads_one(path: str, frontier: dict[str, str], others: Others) -> str | None:

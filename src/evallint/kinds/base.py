@@ -134,6 +134,10 @@ class Kind:
     # (lm-evaluation-harness's includes and `!function` modules), from its path and data: a
     # change to one is checked in the files that read it, through files that read those.
     reads: Callable[[str, JSON], Iterable[str]] | None = None
+    # Whether a changed file of the tree can be one such files read, from its path, its data
+    # when it parses (else None) and the tree's files: a partial run searches the tree for its
+    # readers only then (a search reads every file; a rubric edit in a large tree needs none).
+    readable: Callable[[str, JSON, frozenset[str]], bool] | None = None
     # Custom YAML tags its runner's loader constructs (`!function`): read as `Tagged` text. In a
     # file of any other kind such a tag is a parse-error, as every unknown tag is.
     tags: frozenset[str] = frozenset()

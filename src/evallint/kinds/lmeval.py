@@ -9,6 +9,7 @@ Ansible's `tasks:` lists, compose and Kubernetes files share none of its keys.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterator
 
@@ -126,6 +127,30 @@ def reads(path: str, data: JSON) -> Iterator[str]:
             yield from module_paths(folder, module)
 
 
+@functools.lru_cache(maxsize=2)
+def _yaml_folders(files: frozenset[str]) -> frozenset[str]:
+    """The folders that hold a `.yaml` file (worked out once a run: a frozenset keeps its
+    hash)."""
+    return frozenset(p.rpartition("/")[0] for p in files if p.endswith(".yaml"))
+
+
+def readable(path: str, data: JSON, files: frozenset[str]) -> bool:
+    """A file a harness config can read: a config itself (a template, a task another extends),
+    or a Python module in a folder where configs lie, or below one (`sub.utils.fn`)."""
+    if data is not None:
+        return _is_config(path, data)
+    if not path.endswith(".py"):
+        return False
+    known = _yaml_folders(files)
+    folder = path.rpartition("/")[0]
+    while True:
+        if folder in known:
+            return True
+        if not folder:
+            return False
+        folder = folder.rpartition("/")[0]
+
+
 TASK = Kind(
     name="lm-eval-task",
     title="lm-evaluation-harness task config",
@@ -146,6 +171,7 @@ TASK = Kind(
     ),
     tags=frozenset({Tagged.tag}),
     reads=reads,
+    readable=readable,
     # Its loader is libyaml's, which reads a flow value's lines at any indentation.
     lenient=frozenset({"flow-indent"}),
     # The harness only warns of these (or keeps the last of duplicate keys without a word), and
