@@ -441,3 +441,36 @@ def test_a_diff_searches_for_readers_only_of_files_a_config_can_read(
 
 
 _TASK_FILES = {"tasks/demo/demo.yaml": TASK, "tasks/demo/utils.py": UTILS}
+
+
+def test_the_search_for_readers_reads_nothing_through_a_link_out() -> None:
+    """Outside git every candidate is read: a link out of the repository is not."""
+    from evallint.engine.readers import readers
+
+    files = {
+        "tasks/demo/_template_yaml": TEMPLATE,
+        "tasks/demo/a.yaml": "include: _template_yaml\ntask: a\ndoc_to_target: label\n",
+        "tasks/demo/evil.yaml": "# symlink -> ../../../elsewhere/_template_yaml\n",
+    }
+
+    read_paths: list[str] = []
+
+    class Recording(DictSource):
+        def read(self, path: str) -> bytes:
+            read_paths.append(path)
+            return super().read(path)
+
+    source = Recording(files)
+    found = readers(
+        ["tasks/demo/_template_yaml"],
+        set(),
+        frozenset(files),
+        source,
+        Config(),
+        lambda needles: None,
+        source.outside,
+    )
+    assert [(entry.path, read) for entry, read in found] == [
+        ("tasks/demo/a.yaml", "tasks/demo/_template_yaml")
+    ]
+    assert "tasks/demo/evil.yaml" not in read_paths

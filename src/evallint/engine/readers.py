@@ -31,18 +31,15 @@ def _needle(path: str) -> bytes:
 
 
 def _candidates(
-    needles: set[bytes], files: Iterable[str], source: Source, grep: Callable[..., set[str] | None]
+    needles: set[bytes], files: Iterable[str], others: Others, grep: Callable[..., set[str] | None]
 ) -> set[str]:
     found = grep(sorted(needles))
     if found is None:  # not in git: read the YAML files and the files with no extension
         found = set()
         for path in files:
             if format_of(path) in (None, "yaml") and "/." not in f"/{path}":
-                try:
-                    raw = source.read(path)
-                except OSError:
-                    continue
-                if any(n in raw for n in needles):
+                raw = others.raw(path)  # under max-file-size, never through a link out
+                if isinstance(raw, bytes) and any(n in raw for n in needles):
                     found.add(path)
     return found
 
@@ -54,12 +51,14 @@ def readers(
     source: Source,
     config: Config,
     grep: Callable[..., set[str] | None],
+    outside: Callable[[str], bool],
 ) -> list[tuple[Entry, str]]:
     """(reader, the changed file it reads) for each eval file outside `skip` that reads a
-    changed file, directly or through templates."""
+    changed file, directly or through templates. `outside`: the files that lead out of the
+    project, never read."""
     if not READING:
         return []
-    others = Others(source, config, files, lambda _: False)
+    others = Others(source, config, files, outside)
     # file read -> the changed file it stands for; only files some kind's files can read
     frontier = {p: p for p in changed if _readable(p, files, others)}
     out: dict[str, tuple[Entry, str]] = {}
@@ -67,10 +66,10 @@ def readers(
     for _ in range(MAX_HOPS):
         if not frontier:
             break
-        found = _candidates({_needle(p) for p in frontier}, files, source, grep) - seen
+        found = _candidates({_needle(p) for p in frontier}, files, others, grep) - seen
         following: dict[str, str] = {}
         for path in sorted(found & files):
-            if not _may_read(path, frontier, source):
+            if not _may_read(path, frontier, others):
                 continue
             origin = _reads_one(path, frontier, others)
             if origin is None:
@@ -85,15 +84,14 @@ def readers(
     return list(out.values())
 
 
-def _may_read(path: str, frontier: dict[str, str], source: Source) -> bool:
+def _may_read(path: str, frontier: dict[str, str], others: Others) -> bool:
     """Whether `path` can name a file of the frontier, told from its text before it is parsed:
     a name written bare (`_template_yaml`, `utils.fn`) is resolved in the file's own folder,
     so a file elsewhere that spells the name only bare reads another file of that name (most
     task folders have their own `_default_template_yaml` and `utils.py`). A name written after
     `/` or `.` is a path from elsewhere: the file is parsed to know."""
-    try:
-        raw = source.read(path)
-    except OSError:
+    raw = others.raw(path)  # under max-file-size, never through a link out
+    if isinstance(raw, str):
         return False
     folder = path.rpartition("/")[0]
     for target in frontier:
