@@ -324,9 +324,20 @@ def version_of(merged: dict[str, JSON]) -> JSON:
 
 def version_change(doc: Document, ctx: Context) -> VersionChange | None:
     """How the task's scoring changed against the base, through its includes and the
-    functions they name; None when it did not, or nothing can be compared."""
-    if ctx.base_files is None or ctx.baseline is None:
+    functions they name; None when it did not, or nothing can be compared. Worked out once a
+    document and view of the files, for both version rules."""
+    if ctx.base_files is None or ctx.baseline is None or ctx.others is None:
         return None
+    key = ("lm-eval-version", doc.path)
+    memo = ctx.others.memo
+    if key not in memo:
+        memo[key] = _version_change(doc, ctx)
+    found = memo[key]
+    return found if isinstance(found, VersionChange) else None
+
+
+def _version_change(doc: Document, ctx: Context) -> VersionChange | None:
+    assert ctx.base_files is not None
     before = ctx.base_files.parsed(doc.path)
     if isinstance(before, str) or not before.ok or not isinstance(before.data, dict):
         return None  # a new task
