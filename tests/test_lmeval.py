@@ -480,3 +480,42 @@ def test_the_search_for_readers_reads_nothing_through_a_link_out() -> None:
         ("tasks/demo/a.yaml", "tasks/demo/_template_yaml")
     ]
     assert "tasks/demo/evil.yaml" not in read_paths
+
+
+BROKEN_TEMPLATES = {
+    "syntax": (b"dataset_path: [d\n", "does not parse"),
+    "bytes": (b"dataset_path: d\xff\n", "not valid UTF-8"),
+    "not a mapping": (b"a" * 5000 + b"\n", "holds no mapping"),
+}
+
+
+@pytest.mark.parametrize("how", BROKEN_TEMPLATES)
+def test_a_diff_that_breaks_a_template_reports_its_includers(tmp_path: Path, how: str) -> None:
+    """A template that no longer parses is still one the tasks read: never "no problems"."""
+    repo = Repo(tmp_path / "repo")
+    good = "dataset_path: d\noutput_type: generate_until\ndoc_to_text: q\n"
+    repo.commit(
+        {
+            "tasks/demo/_template_yaml": good,
+            "tasks/demo/a.yaml": "include: _template_yaml\ntask: a\n",
+        }
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    raw, message = BROKEN_TEMPLATES[how]
+    (repo.root / "tasks/demo/_template_yaml").write_bytes(raw)
+    repo.commit({})
+    got = evallint.api.check(cwd=repo.root, diff="main", cache=False).diagnostics
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in got] == [
+        ("tasks/demo/a.yaml", 1, 10, "lm-eval-include")
+    ]
+    assert message in got[0].message
+
+
+def test_a_diff_that_removes_a_function_from_a_module_reports_its_users(tmp_path: Path) -> None:
+    """A module that parses as YAML too (`def f(d):` is a mapping key) is still a module."""
+    repo = Repo(tmp_path / "repo")
+    task = "task: b\ndataset_path: d\nprocess_docs: !function utils.f\n"
+    repo.commit({"tasks/demo/b.yaml": task, "tasks/demo/utils.py": "def f(d):\n    return d\n"})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/utils.py": "def g(d):\n    return d\n"})
+    assert _diff(repo) == [("tasks/demo/b.yaml", 3, "lm-eval-function")]

@@ -30,6 +30,12 @@ def _needle(path: str) -> bytes:
     return name.removesuffix(".py").encode("utf-8", "surrogateescape")
 
 
+def _maybe_yaml(path: str) -> bool:
+    """A file a config can include: YAML by its name, or a name with no extension at all
+    (`_template_yaml`); a module or a script is not read as YAML."""
+    return format_of(path) == "yaml" or "." not in path.rpartition("/")[2]
+
+
 def _candidates(
     needles: set[bytes], files: Iterable[str], others: Others, grep: Callable[..., set[str] | None]
 ) -> set[str]:
@@ -37,7 +43,7 @@ def _candidates(
     if found is None:  # not in git: read the YAML files and the files with no extension
         found = set()
         for path in files:
-            if format_of(path) in (None, "yaml") and "/." not in f"/{path}":
+            if _maybe_yaml(path) and "/." not in f"/{path}":
                 raw = others.raw(path)  # under max-file-size, never through a link out
                 if isinstance(raw, bytes) and any(n in raw for n in needles):
                     found.add(path)
@@ -52,15 +58,16 @@ def readers(
     config: Config,
     grep: Callable[..., set[str] | None],
     outside: Callable[[str], bool],
+    base: Others | None = None,
 ) -> list[tuple[Entry, str]]:
     """(reader, the changed file it reads) for each eval file outside `skip` that reads a
     changed file, directly or through templates. `outside`: the files that lead out of the
-    project, never read."""
+    project, never read; `base`: the files as the change's base has them."""
     if not READING:
         return []
     others = Others(source, config, files, outside)
     # file read -> the changed file it stands for; only files some kind's files can read
-    frontier = {p: p for p in changed if _readable(p, files, others)}
+    frontier = {p: p for p in changed if _readable(p, files, (others, base))}
     out: dict[str, tuple[Entry, str]] = {}
     seen = set(frontier)
     for _ in range(MAX_HOPS):
@@ -78,7 +85,7 @@ def readers(
             entry = read_entry(path, source, config) if format_of(path) else None
             if isinstance(entry, Entry) and entry.kind.reads is not None and path not in skip:
                 out[path] = (entry, origin)
-            if format_of(path) in (None, "yaml"):
+            if _maybe_yaml(path):
                 following[path] = origin  # a template: its includers read the change too
         frontier = following
     return list(out.values())
@@ -105,20 +112,32 @@ def _may_read(path: str, frontier: dict[str, str], others: Others) -> bool:
     return False
 
 
-def _readable(path: str, files: frozenset[str], others: Others) -> bool:
-    """Whether a reading kind's files can read the changed file (`Kind.readable`); a file
-    the change deleted may have been one, so it is looked for."""
+def _readable(path: str, files: frozenset[str], views: tuple[Others, Others | None]) -> bool:
+    """Whether a reading kind's files can read the changed file (`Kind.readable`), as it is
+    now or as the base had it (a template cut down to keys no config has is still read). A file
+    the change deleted, and one that does not parse or holds no mapping, may have been one:
+    both are looked for, since the files that read them now fail."""
     if path not in files:
         return True
-    doc = others.parsed(path) if format_of(path) in (None, "yaml") else None
-    data = doc.data if doc is not None and not isinstance(doc, str) and doc.ok else None
-    return any(k.readable is None or k.readable(path, data, files) for k in READING)
+    if not _maybe_yaml(path):
+        return any(k.readable is None or k.readable(path, None, files) for k in READING)
+    for view in views:
+        doc = view.parsed(path) if view is not None else "no base"
+        if isinstance(doc, str):
+            if view is views[0]:
+                return True  # unreadable now
+            continue
+        if not doc.ok or not isinstance(doc.data, dict):
+            return True
+        if any(k.readable is None or k.readable(path, doc.data, files) for k in READING):
+            return True
+    return False
 
 
 def _reads_one(path: str, frontier: dict[str, str], others: Others) -> str | None:
     """The changed file `path` reads through `frontier`, by any reading kind's account."""
-    doc = others.parsed(path)
-    if isinstance(doc, str) or not doc.ok:
+    doc = others.parsed(path) if _maybe_yaml(path) else None
+    if doc is None or isinstance(doc, str) or not doc.ok:
         return None
     for kind in READING:
         assert kind.reads is not None

@@ -196,7 +196,9 @@ def _check_companions(
     prior, grep = before
     mine, seen = {e.path for e in entries}, set(run.diagnostics)
     reading = _companions(changed, mine, run, source)
-    reading += readers(changed, mine, run.files, source, run.config, grep, run.outside)
+    reading += readers(
+        changed, mine, run.files, source, run.config, grep, run.outside, run.base_files
+    )
     olds: dict[str, Source] = {}
 
     def once(paths: list[str]) -> Source:  # a changed file many read is fetched from git once
