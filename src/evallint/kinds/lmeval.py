@@ -156,7 +156,6 @@ TASK = Kind(
     title="lm-evaluation-harness task config",
     formats=frozenset({"yaml"}),
     schema="lm-eval-task",
-    schema_docs="schema/lm-eval-task.schema.json",
     about="an lm-evaluation-harness task, group or template: `task`, `group` or `include` beside "
     "a key only the harness writes (`dataset_path`, `doc_to_text`, `output_type`, ...), or two "
     "such keys",

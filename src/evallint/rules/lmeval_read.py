@@ -36,7 +36,6 @@ class Link:
 
     at: str  # the file that writes it
     pointer: Pointer
-    target: str  # the included file's project path ("" when it has none)
     problem: str | None = None
 
 
@@ -86,7 +85,7 @@ class _Loader:
             # Reached twice, or too deep: a fact of this load, not of the file that writes the
             # include; reported where the root's load went that way.
             path, pointer = self.root, self.top
-        self.links.append(Link(path, pointer, target or "", problem))
+        self.links.append(Link(path, pointer, problem))
         if problem is not None or doc is None or not isinstance(doc.data, dict):
             return None
         self.templates.append(doc)
