@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -216,10 +216,8 @@ def _check_companions(
 
 
 def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) -> Report:
-    # A finding placed in a file that several checked files read (a template each includes)
-    # comes once from each of them: it is reported once.
-    run.diagnostics = list(dict.fromkeys(run.diagnostics))
     run.diagnostics.sort(key=Diagnostic.sort_key)
+    run.diagnostics = _once(run.diagnostics)
     notes = (run.baseline.note(),) if run.baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.
     labels = {
@@ -228,6 +226,27 @@ def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) ->
     kinds = Checked([e.path for e in entries], [labels[e.kind.name] for e in entries])
     seconds = time.perf_counter() - started
     return Report(tuple(run.diagnostics), checked, seconds, tuple(run.skipped), notes, kinds)
+
+
+def _once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted diagnostics with repeats dropped: a finding placed in a file that several checked
+    files read (a template each includes) comes once from each of them. Repeats share a sort
+    key, so only a run of equal keys is compared: a million findings are not hashed."""
+    out: list[Diagnostic] = []
+    for d in diagnostics:
+        if out and d.sort_key() == out[-1].sort_key() and d in _same_key(out, d):
+            continue
+        out.append(d)
+    return out
+
+
+def _same_key(out: list[Diagnostic], d: Diagnostic) -> Iterator[Diagnostic]:
+    """The diagnostics at the end of `out` that share `d`'s sort key, last first."""
+    key = d.sort_key()
+    for earlier in reversed(out):
+        if earlier.sort_key() != key:
+            return
+        yield earlier
 
 
 def _file_set(paths: Iterable[str]) -> frozenset[str]:
