@@ -1096,8 +1096,9 @@ def all_schemas() -> dict[str, Any]:
     from schemas_eee import AGGREGATES, INSTANCES
     from schemas_hf import SCHEMAS as HF
     from schemas_lmeval import SCHEMAS as LM_EVAL
+    from schemas_promptfoo import SCHEMAS as PROMPTFOO
 
-    out: dict[str, Any] = {**SCHEMAS, **HF, **LM_EVAL}
+    out: dict[str, Any] = {**SCHEMAS, **HF, **LM_EVAL, **PROMPTFOO}
     out.update({f"eee/eval_{v}": build for v, build in AGGREGATES.items()})
     out.update({f"eee/instance_{v}": build for v, build in INSTANCES.items()})
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval
+from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval, promptfoo
 from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
@@ -42,6 +42,7 @@ KINDS: tuple[Kind, ...] = (
     ai_eval.JUDGE,
     abp.EVALS,
     abp.STATIC_CHECKS,
+    promptfoo.CONFIG,
     agentv.V2,
     agentv.SPEC,
     agentv.V4,
@@ -94,7 +95,7 @@ def _schema_kind(ref: str) -> Kind | None:
     name = ref.rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".json")
     name = name.removesuffix(".schema")
     for kind in KINDS:
-        if kind.schema == name:
+        if kind.schema == name or any(part in ref for part in kind.declared_by):
             return kind
     return None
 
@@ -123,8 +124,6 @@ def declared_in_text(text: str) -> Kind | None:
 
 def not_ours(path: str, data: JSON) -> str | None:
     """Why a parsed file that no kind matches is another tool's, when it plainly is."""
-    if agentv.is_promptfoo(path, data):
-        return "a promptfoo config, not a format evallint checks"
     return agentv.other_tools_eval(path, data)
 
 
@@ -194,6 +193,8 @@ def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
     from evallint.suggest import suggest
 
     if not isinstance(data, dict) or tooling(path) or not_ours(path, data):
+        return None
+    if agentv.is_promptfoo(path, data):
         return None  # promptfoo's `defaultTest` is no misspelt `default_test`
     for kind in KINDS:
         if fmt not in kind.formats:

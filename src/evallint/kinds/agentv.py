@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 
 from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items, weighs_for
+from evallint.kinds.promptfoo import ONLY as PROMPTFOO_ONLY
+from evallint.kinds.promptfoo import is_config as is_promptfoo_config
 from evallint.model import JSON, Pointer
 
 _SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
@@ -111,28 +113,12 @@ def _cases(data: dict[str, JSON]) -> list[dict[str, JSON]]:
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
-# promptfoo's own config: its file name, or root keys only promptfoo spells in camelCase (AgentV's
-# next dialect took promptfoo's shape but writes `default_test`, `evaluate_options`, ...).
-_PROMPTFOO_NAME = re.compile(r"^promptfooconfig\.(?:ya?ml|json)$", re.I)
-_PROMPTFOO_ROOT = (
-    "defaultTest",
-    "evaluateOptions",
-    "derivedMetrics",
-    "outputPath",
-    "nunjucksFilters",
-    "writeLatestResults",
-    "redteam",
-)
-
-
 def is_promptfoo(path: str, data: JSON) -> bool:
-    """A promptfoo config: never an AgentV suite, whatever keys it shares with one."""
-    if _PROMPTFOO_NAME.match(path.rsplit("/", 1)[-1]):
-        return True
-    schema = data.get("$schema") if isinstance(data, dict) else None
-    if isinstance(schema, str) and "promptfoo" in schema:
-        return True
-    return isinstance(data, dict) and any(k in data for k in _PROMPTFOO_ROOT)
+    """A promptfoo config, or a file with a key only promptfoo spells: never an AgentV suite,
+    whatever keys it shares with one."""
+    return is_promptfoo_config(path, data) or (
+        isinstance(data, dict) and any(k in data for k in PROMPTFOO_ONLY)
+    )
 
 
 def dialect(path: str, data: JSON) -> str | None:
@@ -151,7 +137,7 @@ def dialect(path: str, data: JSON) -> str | None:
     if any(k in data for k in _NEXT_ROOT) or (
         _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
-        return "agentv-next" if _named_suite(path, data) or "prompts" in data else None
+        return "agentv-next" if _named_suite(path, data) else None
     if _named_suite(path, data) or _uses(tests, _V4_TEST):
         return "agentv-v4"
     return None

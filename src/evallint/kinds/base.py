@@ -33,6 +33,9 @@ class FileRef:
     path: str  # as written
     search: Search = "folder"
     also: tuple[str, ...] = ()  # project-relative paths the runner tries after the others
+    glob: bool = False  # a pattern: found when it matches a file of the project
+    note: str = ""  # what the runner does when it finds nothing, said with the finding
+    function: str | None = None  # the function a script reference names (`checks.py:grade`)
 
 
 def _inside(path: str) -> str | None:
@@ -94,6 +97,9 @@ class Kind:
     # Path evidence weaker than the content (which may name another kind of the family) that
     # still claims the file before it is parsed: a claimed file that cannot be read is reported.
     claim: PathTest | None = None
+    # Parts of a declared `$schema` (or modeline) that name this kind in another tool's words
+    # (promptfoo's own schema address).
+    declared_by: tuple[str, ...] = ()
     # Sets of keys whose presence in a file's raw text marks this kind, for files that do not
     # parse (a set matches when all its keys are there); also matched with one key misspelt.
     markers: tuple[tuple[str, ...], ...] = ()
@@ -144,6 +150,10 @@ class Kind:
     # Parse problems its runner's loader accepts (`flow-indent`: libyaml's leniency), which are
     # then no finding; elsewhere they are parse-errors.
     lenient: frozenset[str] = frozenset()
+    # A rule of its own family reports the keys its runner does not read, with the runner's
+    # own severities (promptfoo drops most silently, but not all to the same effect); the
+    # generic key rules leave its files alone.
+    own_keys: bool = False
     # Rules whose findings are warnings at most in files of this kind, where its runner only warns
     # (unless the configuration sets their level).
     warns: frozenset[str] = frozenset()

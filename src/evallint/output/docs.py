@@ -8,14 +8,26 @@ from evallint.rules import ALL_RULES
 from evallint.rules.base import Rule
 
 
+def kinds_of(rule: Rule, quote: str = "", everything: str = "all kinds") -> str:
+    """The kinds a rule applies to, said shortly: every kind, all but a few, or a list."""
+    from evallint.kinds import BY_NAME
+
+    if not rule.kinds:
+        return everything
+    left = sorted(set(BY_NAME) - rule.kinds)
+    if 0 < len(left) <= 2 and len(rule.kinds) > len(left):
+        return f"{everything}, but " + ", ".join(f"{quote}{k}{quote}" for k in left)
+    return ", ".join(f"{quote}{k}{quote}" for k in sorted(rule.kinds))
+
+
 def _text(rule: Rule) -> str:
-    kinds = ", ".join(sorted(rule.kinds)) or "all kinds"
+    kinds = kinds_of(rule)
     body = "\n".join(f"    {line}" if line else "" for line in rule.description.splitlines())
     return f"{rule.id} ({rule.severity.label}; {kinds})\n    {rule.summary}\n\n{body}\n"
 
 
 def rule_markdown(rule: Rule) -> str:
-    kinds = ", ".join(f"`{k}`" for k in sorted(rule.kinds)) or "all kinds"
+    kinds = kinds_of(rule, "`")
     parts = [
         f"### `{rule.id}`\n",
         f"{rule.summary}\n",
@@ -69,7 +81,7 @@ def _default(rule: Rule) -> str:
 
 def rules_table() -> str:
     rows = [
-        f"| `{r.id}` | {_default(r)} | {', '.join(sorted(r.kinds)) or 'all'} | {r.summary} |"
+        f"| `{r.id}` | {_default(r)} | {kinds_of(r, everything='all')} | {r.summary} |"
         for r in ALL_RULES
     ]
     return "\n".join(["| rule | default | kinds | what it reports |", "|---|---|---|---|", *rows])

@@ -17,6 +17,7 @@ from evallint.rules import (
     keys,
     lmeval,
     parse_rules,
+    promptfoo,
     references,
     schema_rules,
     suppressed,
@@ -42,6 +43,7 @@ FAMILIES = (
     eee_prose,
     hf,
     lmeval,
+    promptfoo,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

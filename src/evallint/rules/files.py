@@ -9,6 +9,7 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evallint.config import Glob
 from evallint.kinds import NAMING_FILES
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
@@ -75,9 +76,11 @@ def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
                 "repository; it is not followed",
             )
         elif look.found is None and not look.beside and look.inside is None:
+            what = "matches no file" if look.ref.glob else "does not exist"
+            tail = f": {look.ref.note}" if look.ref.note else ""
             yield Finding(
                 look.ref.pointer,
-                f"{look.ref.path!r} does not exist (looked for {_listed(look.tried)})",
+                f"{look.ref.path!r} {what} (looked for {_listed(look.tried)}){tail}",
             )
 
 
@@ -109,13 +112,25 @@ def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
         tried = candidates(doc.path, ref, ctx.root_name)
         found = None
         for place in tried:
-            if place in files or place.rstrip("/") in folders:
+            if place in files or place.rstrip("/") in folders or _globbed(ref, place, files):
                 found = place
                 break
         beside = found is None and bool(tried) and _beside(ref, tried, ctx)
         inside = _opaque(tried, files) if found is None and not beside else None
         out.append(Lookup(ref, tried, found, beside, inside))
     return out
+
+
+def _globbed(ref: FileRef, pattern: str, files: frozenset[str]) -> bool:
+    """Whether a pattern the runner expands matches a file of the listing. Character classes
+    and braces are not expanded here: such a pattern counts as matching (never a false error)."""
+    if not ref.glob:
+        return False
+    if any(c in pattern for c in "[{"):
+        return True
+    cut = min((i for i in (pattern.find(c) for c in "*?") if i >= 0), default=len(pattern))
+    prefix, glob = pattern[:cut], Glob(pattern)
+    return any(f.startswith(prefix) and glob.match(f) for f in files)
 
 
 def _opaque(tried: list[str], files: frozenset[str]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import ai_eval
+from evallint.kinds import KINDS, ai_eval
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
@@ -28,7 +28,11 @@ def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
     return frozenset(data) if isinstance(data, dict) else frozenset()
 
 
-@rule("unknown-key", Severity.ERROR, fixable=True)
+# The kinds whose unknown keys these rules report: all but those a family's rule covers.
+SCHEMA_KEYED = tuple(k for k in KINDS if not k.own_keys)
+
+
+@rule("unknown-key", Severity.ERROR, kinds=SCHEMA_KEYED, fixable=True)
 def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A key that is not allowed in this object.
 
@@ -73,7 +77,7 @@ PROSE_KEYS = frozenset(
 )
 
 
-@rule("key-typo", Severity.ERROR, fixable=True, precision="high")
+@rule("key-typo", Severity.ERROR, kinds=SCHEMA_KEYED, fixable=True, precision="high")
 def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unknown key is close to a known one the runner reads to score: a misspelling.
 
@@ -98,7 +102,7 @@ def key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _typos(doc, ctx, prose=False)
 
 
-@rule("prose-key-typo", Severity.WARNING, fixable=True, precision="high")
+@rule("prose-key-typo", Severity.WARNING, kinds=SCHEMA_KEYED, fixable=True, precision="high")
 def prose_key_typo(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An unknown key is close to a known key that cannot change a score: a misspelling.
 
