@@ -129,11 +129,20 @@ def test_the_verdict_is_the_runners(case: Case, tmp_path: Path) -> None:
     assert got == case.found, case.why
 
 
-def test_promptfoo_configs_are_skipped_as_promptfoos() -> None:
+def test_promptfoo_configs_are_checked_as_promptfoos() -> None:
+    """The only findings are the three scoring scripts the corpus did not copy (promptfoo fails
+    those assertions at eval time)."""
     root = shared_or_skip("corpus", "other", "promptfoo")
     paths = sorted(p.relative_to(root).as_posix() for p in walk_files(root) if p.suffix == ".yaml")
-    report = lint(paths, FsSource(root), Config(), tree=paths)
-    assert report.diagnostics == ()
-    assert {s.reason for s in report.skipped} == {
-        "a promptfoo config, not a format evallint checks"
-    }
+    report = lint(
+        paths,
+        FsSource(root),
+        Config(),
+        tree=sorted(p.relative_to(root).as_posix() for p in walk_files(root)),
+    )
+    assert report.files_checked == 4 and report.skipped == ()
+    assert [(d.path.split("/")[0], d.span.line, d.rule) for d in report.diagnostics] == [
+        ("assertion-scoring-override", 9, "missing-file"),
+        ("assertion-scoring-override", 39, "missing-file"),
+        ("assertion-scoring-override", 49, "missing-file"),
+    ]

@@ -208,6 +208,7 @@ def test_json_kinds_go_to_vs_codes_json_schemas(tmp_path: Path) -> None:
         ("**/rubrics/**/*.json",): "./.vscode/evallint/rubric.schema.json",
         ("**/judges/**/*.json",): "./.vscode/evallint/judge.schema.json",
         ("**/datasets/**/*.json",): "./.vscode/evallint/dataset.schema.json",
+        ("**/promptfooconfig*.json",): "./.vscode/evallint/promptfoo.schema.json",
     }
     for entry in written["json.schemas"]:
         assert (tmp_path / entry["url"][2:]).is_file()

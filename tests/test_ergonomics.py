@@ -112,7 +112,7 @@ def test_an_unknown_option_shows_the_commands_own_usage(run: Run, tree: Tree) ->
 def test_one_rules_page_and_a_suggestion_for_an_unknown_id(run: Run, tree: Tree) -> None:
     code, out, _ = run("rule", "key-typo", cwd=tree({}))
     assert code == 0
-    assert out.startswith("key-typo (error; all kinds)\n    An unknown key is close")
+    assert out.startswith("key-typo (error; all kinds, but promptfoo)\n    An unknown key is close")
     assert "Default severity: error." in out and "Fixable: yes (`evallint check --fix`)." in out
     code, out, _ = run("rule", "version-not-bumped", cwd=tree({}))
     assert "Fixable: yes (`evallint check --fix` or `evallint bump`)." in out

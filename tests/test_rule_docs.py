@@ -92,7 +92,7 @@ def test_duplicate_key_in_json() -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/checks.md"])
+@pytest.mark.parametrize("name", ["docs/checks.md"])
 def test_the_generated_tables_are_the_codes(name: str) -> None:
     """The rules, kinds and markers tables are written from the registries: a rule or kind
     added to its registry reaches the docs by `python3 tools/docs.py`, never by hand."""

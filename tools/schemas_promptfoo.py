@@ -128,10 +128,12 @@ ASSERTION: S = {
         "$ref": REF,
         "type": {
             "description": "The assertion type (a `not-` prefix inverts it).",
+            # The types are offered to editors; any value passes here (promptfoo loads any, and
+            # `promptfoo-assertion-type` reports one it does not run).
             "anyOf": [
                 {"enum": [*ASSERTION_TYPES, *(f"not-{t}" for t in ASSERTION_TYPES)]},
                 {"enum": list(SPECIAL_TYPES)},
-                {"type": "string"},
+                {},
             ],
         },
         "value": _any("What the output is compared with; `file://` loads it from a file."),
@@ -180,12 +182,29 @@ TEST: S = {
             "items": {"$ref": "#/definitions/assertion"},
         },
         "assertScoringFunction": _any("A `file://` script that scores the assertions."),
-        "options": _object("Per-test options: prefix, suffix, transform, grading provider."),
+        "options": {
+            "type": "object",
+            "description": "Per-test options: prefix, suffix, transform, grading provider.",
+            "properties": {
+                "repeat": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "How many times the test runs.",
+                },
+            },
+        },
         "threshold": _number("The score the test must reach (default: every assertion passes)."),
         "metadata": _object("Data kept with the test's results."),
         "path": _text("A test generator: `file://` script and function."),
         "config": _object("The settings passed to a test generator."),
     },
+}
+
+
+# `defaultTest` takes a test's keys but its description (promptfoo drops that one).
+DEFAULT: S = {
+    **TEST,
+    "properties": {k: v for k, v in TEST["properties"].items() if k != "description"},
 }
 
 
@@ -203,7 +222,11 @@ def promptfoo() -> S:
         "tags": _any("Labels of the eval."),
         "providers": _any("The providers (models) to evaluate."),
         "targets": _any("The targets to evaluate (another name for `providers`)."),
-        "prompts": _any("The prompts: texts, `file://` paths or globs."),
+        "prompts": {
+            "description": "The prompts: texts, `file://` paths or globs, or objects with an id.",
+            "type": ["string", "array", "object"],
+            "items": {"type": ["string", "object"]},
+        },
         "tests": {
             **_or_file("The test cases, or a file, glob or generator of them.", TEST),
             "type": ["string", "array", "object"],
@@ -219,17 +242,33 @@ def promptfoo() -> S:
                 "additionalProperties": False,
                 "properties": {
                     "description": _text("What the scenario covers."),
-                    "config": {"type": "array", "items": {"$ref": "#/definitions/test"}},
-                    "tests": {"type": "array", "items": {"$ref": "#/definitions/test"}},
+                    "config": {
+                        "type": "array",
+                        "description": "The configurations: each runs every test of the scenario.",
+                        "items": {"$ref": "#/definitions/test"},
+                    },
+                    "tests": {
+                        "type": "array",
+                        "description": "The scenario's tests.",
+                        "items": {"$ref": "#/definitions/test"},
+                    },
                 },
             },
         },
-        "defaultTest": _or_file("What every test inherits: vars, assertions, options.", TEST),
+        "defaultTest": _or_file("What every test inherits: vars, assertions, options.", DEFAULT),
         "outputPath": _any("Where results are written."),
         "sharing": _any("Whether and where results are shared."),
         "nunjucksFilters": _any("Custom Nunjucks filters, by name."),
         "env": _any("Environment variables for providers."),
-        "derivedMetrics": _any("Metrics computed from named scores."),
+        "derivedMetrics": {
+            "type": "array",
+            "description": "Metrics computed from named scores.",
+            "items": {
+                "type": "object",
+                "required": ["name", "value"],
+                "properties": {"name": _text("The metric's name."), "value": _any("Its formula.")},
+            },
+        },
         "extensions": _any("Hooks run around the eval (`file://script.py:function`)."),
         "metadata": _any("Data kept with the eval's results."),
         "redteam": _any("Red-team generation settings."),
@@ -239,8 +278,20 @@ def promptfoo() -> S:
             "additionalProperties": {"$ref": "#/definitions/assertion"},
         },
         "writeLatestResults": _any("Whether the latest results are written."),
-        "tracing": _any("Tracing settings."),
-        "evaluateOptions": _any("Evaluation settings: concurrency, repeats, delays."),
+        "tracing": _object("Tracing settings."),
+        "evaluateOptions": {
+            "type": "object",
+            "description": "Evaluation settings: concurrency, repeats, delays.",
+            "properties": {
+                "maxConcurrency": _number("How many calls run at once."),
+                "repeat": _number("How many times each test runs."),
+                "delay": _number("Milliseconds between calls."),
+                "timeoutMs": _number("Milliseconds a call may take."),
+                "maxEvalTimeMs": _number("Milliseconds the whole eval may take."),
+                "showProgressBar": {"type": "boolean", "description": "Show progress."},
+                "cache": {"type": "boolean", "description": "Cache provider calls."},
+            },
+        },
         "commandLineOptions": _any("Defaults for command-line flags."),
     }
     return {

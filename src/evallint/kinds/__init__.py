@@ -187,6 +187,15 @@ def sniffed_kind(path: str, text: str, fmt: str) -> Kind | None:
     return None
 
 
+# For each kind, the marker keys of the other kinds.
+_MARKER_KEYS = {
+    kind.name: frozenset(
+        k for other in KINDS if other is not kind for keys in other.markers for k in keys
+    )
+    for kind in KINDS
+}
+
+
 def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
     """The kind a parsed file would be, were one of its top-level keys not misspelt
     (`questons:`): it is that kind, and its checks report the typo."""
@@ -203,11 +212,15 @@ def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
             missing = [k for k in keys if k not in data]
             if len(missing) != 1:
                 continue
-            # With no other marker key to go by, the misspelt one must hold a list or mapping.
+            # With no other marker key to go by, the misspelt one must hold a list or mapping;
+            # another kind's own marker key is that kind's spelling, not a slip (AgentV's
+            # `default_test` is no misspelt `defaultTest`).
             typos = [
                 k
                 for k in data
-                if k not in keys and (len(keys) > 1 or isinstance(data[k], list | dict))
+                if k not in keys
+                and k not in _MARKER_KEYS.get(kind.name, ())
+                and (len(keys) > 1 or isinstance(data[k], list | dict))
             ]
             if any(suggest(t, missing) == missing[0] for t in typos):
                 return kind

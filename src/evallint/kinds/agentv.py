@@ -17,7 +17,7 @@ from evallint.kinds.promptfoo import ONLY as PROMPTFOO_ONLY
 from evallint.kinds.promptfoo import is_config as is_promptfoo_config
 from evallint.model import JSON, Pointer
 
-_SUITE_NAME = re.compile(r"(?:^|.*\.)eval\.ya?ml$|^suite\.ya?ml$", re.I)
+_SUITE_NAME = re.compile(r"(?:^|.*\.)(?:eval|agentv)\.ya?ml$|^suite\.ya?ml$", re.I)
 # `eval.yaml` itself (any case) is a name other tools use too: Hugging Face benchmarks (with
 # `evaluation_framework` and `tasks`), inspect_evals' metadata (`title`, `tasks`, `contributors`),
 # skill graders and run configs. Such a file is an AgentV suite only when its keys weigh for
@@ -137,7 +137,8 @@ def dialect(path: str, data: JSON) -> str | None:
     if any(k in data for k in _NEXT_ROOT) or (
         _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
-        return "agentv-next" if _named_suite(path, data) else None
+        # promptfoo's shape too: AgentV's only by its name, or a key only AgentV's tests hold.
+        return "agentv-next" if _named_suite(path, data) or _uses(tests, ("criteria",)) else None
     if _named_suite(path, data) or _uses(tests, _V4_TEST):
         return "agentv-v4"
     return None

@@ -117,6 +117,9 @@ def _ref(pointer: Pointer, text: str, *, bare: str = "", note: str = "") -> File
     if not named_file and bare == "prompt" and not _prompt_path(text):
         return None
     path, function = split_function(text)
+    head = path.partition("#")[0]
+    if bare == "test" and head != path and head.lower().endswith((".xlsx", ".xls")):
+        path = head  # `tests.xlsx#Sheet2`: a workbook and the sheet to read
     glob = is_glob(path.removeprefix("file://"))
     return FileRef(pointer, path, glob=glob, note=note if glob else "", function=function)
 
@@ -210,7 +213,8 @@ def file_refs(data: JSON) -> Iterator[FileRef]:
         yield ref
     elif isinstance(default, dict):
         yield from _case(("defaultTest",), default)
-    for i, scenario in enumerate(data.get("scenarios") or ()):
+    scenarios = data.get("scenarios")
+    for i, scenario in enumerate(scenarios if isinstance(scenarios, list) else ()):
         if isinstance(scenario, str) and (ref := _ref(("scenarios", i), scenario, bare="test")):
             yield ref
         elif isinstance(scenario, dict):
@@ -252,7 +256,7 @@ CONFIG = Kind(
     by_content=is_config,
     claim=named,
     declared_by=("promptfoo.dev/config-schema",),
-    markers=(("defaultTest", "prompts"), ("defaultTest", "providers"), ("evaluateOptions",)),
+    markers=(("defaultTest", "prompts"), ("defaultTest", "providers")),
     file_refs=file_refs,
     reads=reads,
     readable=readable,

@@ -356,3 +356,64 @@ def promptfoo_function(doc: Document, ctx: Context) -> Iterator[Finding]:
             error = _function_error(place, ref.function, ctx)
             if error is not None:
                 yield Finding(ref.pointer, f"{ref.path}:{ref.function}: {error}")
+
+
+# What a test must hold for promptfoo to run it (a value JavaScript counts as true).
+_TEST_NEEDS = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
+
+
+def _runnable(test: dict[str, JSON]) -> bool:
+    if any(test.get(k) not in (None, False, 0, "") for k in _TEST_NEEDS):
+        return True
+    threshold = test.get("threshold")
+    return isinstance(threshold, int | float) and not isinstance(threshold, bool)
+
+
+def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
+    """(where the config names it, project path) of each YAML or JSON test file it names."""
+    from evallint.kinds.base import candidates
+    from evallint.parse import format_of
+
+    for ref in promptfoo.file_refs(doc.data):
+        if ref.glob or not ref.pointer or ref.pointer[0] != "tests" or ref.function:
+            continue
+        for place in candidates(doc.path, ref, ctx.root_name)[:1]:
+            if place in ctx.files and format_of(place) in ("yaml", "json", "jsonl"):
+                yield ref.pointer, place
+
+
+@rule("promptfoo-empty-test", Severity.ERROR, kinds=KINDS, reads_files=True)
+def promptfoo_empty_test(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A test with none of `assert`, `vars`, `options`, `metadata`, `provider`, `providerOutput`
+    or a numeric `threshold`: promptfoo refuses to load the config.
+
+    Most often a test file's rows hold the variables at the top level instead of under `vars`
+    (`- question: ...` for `- vars: {question: ...}`). Tests written in the config and those of
+    the YAML and JSON test files it names are checked; a finding in a test file is placed there.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests:
+          - question: How long do refunds take?
+    Good (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests:
+          - vars: {question: How long do refunds take?}
+    """
+    why = (
+        "promptfoo refuses a test with none of assert, vars, options, metadata, provider, "
+        "providerOutput or a numeric threshold"
+    )
+    data = doc.data if isinstance(doc.data, dict) else {}
+    for i, test in promptfoo.indexed(data.get("tests")):
+        if "path" not in test and "$ref" not in test and not _runnable(test):
+            yield Finding(("tests", i), why)
+    for _, place in _test_files(doc, ctx):
+        found = ctx.others.parsed(place) if ctx.others is not None else None
+        if found is None or isinstance(found, str) or not isinstance(found.data, list):
+            continue
+        for i, test in promptfoo.indexed(found.data):
+            if not _runnable(test):
+                yield Finding((i,), f"{why} (the test file of {doc.path})", path=place)

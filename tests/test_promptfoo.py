@@ -1,0 +1,193 @@
+"""promptfoo configs: claimed by name, `$schema` or promptfoo's own keys, and checked as promptfoo
+loads and runs them, at exact lines and columns."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint_files
+from evallint.kinds import BY_NAME, content_kind, path_kind
+
+CONFIG = """\
+description: Refund answers
+prompts:
+  - file://prompts/summary.txt
+  - "Answer: {{question}}"
+providers: [openai:gpt-4.1-mini]
+defaultTest:
+  assert:
+    - type: latency
+      threshold: 5000
+tests:
+  - vars: {question: How long do refunds take?}
+    assert:
+      - type: icontains
+        value: 30 days
+      - type: similar
+        value: Refunds take 30 days.
+        threshold: 0.8
+      - type: python
+        value: file://checks.py:grade
+      - type: llm-rubric
+        value: Says the window is 30 days
+        threshold: 8
+  - file://cases/*.yaml
+"""
+GIVEN = {
+    "prompts/summary.txt": "Summarise: {{question}}\n",
+    "checks.py": "def grade(output, context):\n    return '30' in output\n",
+    "cases/more.yaml": "- vars: {question: Can I return shoes?}\n",
+}
+
+
+def _at(files: dict[str, str], path: str = "promptfooconfig.yaml") -> list[tuple[int, int, str]]:
+    return [
+        (d.span.line, d.span.column, d.rule)
+        for d in lint_files({**GIVEN, **files})
+        if d.path == path
+    ]
+
+
+def test_a_clean_config_has_no_finding() -> None:
+    assert _at({"promptfooconfig.yaml": CONFIG}) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "promptfooconfig.yaml",
+        "evals/promptfooconfig.compare.yaml",
+        "promptfoo_multipletest.yml",
+        "redteam/promptfoo-redteam.yaml",
+        "promptfooconfig.json",
+    ],
+)
+def test_promptfoo_names_claim_a_file(name: str) -> None:
+    fmt = "json" if name.endswith(".json") else "yaml"
+    assert path_kind(name, fmt) is BY_NAME["promptfoo"]
+
+
+def test_keys_only_promptfoo_spells_claim_a_file_never_an_agentv_suite() -> None:
+    data = {"prompts": ["x"], "providers": ["echo"], "defaultTest": {"vars": {"a": 1}}}
+    assert content_kind("config.yaml", data, "yaml") is BY_NAME["promptfoo"]
+    both = {"prompts": ["x"], "tests": [{"vars": {"a": 1}, "assert": []}]}
+    # promptfoo's shape and AgentV's next dialect: neither claims it by content alone.
+    assert content_kind("config.yaml", both, "yaml") is None
+    assert content_kind("suite.yaml", both, "yaml") is BY_NAME["agentv-next"]
+    declared = {"$schema": "https://promptfoo.dev/config-schema.json", "tests": []}
+    assert content_kind("x.yaml", declared, "yaml") is BY_NAME["promptfoo"]
+
+
+def test_a_modeline_naming_promptfoos_schema_claims_a_file() -> None:
+    text = "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\n" + CONFIG
+    diags = lint_files({**GIVEN, "my-eval.yaml": text.replace("icontains", "icontain")})
+    assert [(d.span.line, d.rule) for d in diags] == [(14, "promptfoo-assertion-type")]
+
+
+def test_an_unknown_assertion_type_gets_a_did_you_mean() -> None:
+    text = CONFIG.replace("type: icontains", "type: not-icontain")
+    diags = [d for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})]
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
+        (13, 15, "promptfoo-assertion-type")
+    ]
+    assert diags[0].message.endswith("did you mean 'not-icontains'?")
+    redteam = CONFIG.replace("type: icontains", "type: promptfoo:redteam:pii")
+    assert _at({"promptfooconfig.yaml": redteam}) == []
+
+
+def test_a_dropped_assert_or_threshold_is_an_error_other_keys_a_warning() -> None:
+    text = (
+        CONFIG.replace("description:", "descripton:")
+        .replace("    assert:\n      - type: icontains", "    asserts:\n      - type: icontains")
+        .replace("defaultTest:\n  assert:", "defaultTest:\n  treshold: 0.5\n  assert:")
+    )
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.span.column, d.rule, d.severity.label) for d in diags] == [
+        (1, 1, "promptfoo-unknown-key", "warning"),
+        (7, 3, "promptfoo-dropped-key", "error"),
+        (13, 5, "promptfoo-dropped-key", "error"),
+    ]
+
+
+def test_assert_written_under_vars_is_an_error() -> None:
+    text = CONFIG.replace(
+        "  - vars: {question: How long do refunds take?}\n    assert:",
+        "  - vars:\n      question: How long?\n      assert:",
+    )
+    found_ = [
+        (d.span.line, d.span.column, d.rule)
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    ]
+    assert (13, 7, "promptfoo-dropped-key") in found_
+
+
+def test_a_threshold_off_a_unit_scale_is_an_error_a_raw_grader_score_is_not() -> None:
+    text = CONFIG.replace("threshold: 0.8", "threshold: 8")
+    assert _at({"promptfooconfig.yaml": text}) == [(17, 20, "promptfoo-threshold-scale")]
+
+
+def test_a_threshold_given_as_text_is_a_schema_error() -> None:
+    text = CONFIG.replace("threshold: 0.8", 'threshold: "0.8"')
+    assert _at({"promptfooconfig.yaml": text}) == [(17, 20, "schema-violation")]
+
+
+def test_a_null_var_and_a_missing_provider_are_what_promptfoo_rejects() -> None:
+    text = CONFIG.replace("{question: How long do refunds take?}", "{question: }")
+    assert _at({"promptfooconfig.yaml": text}) == [(11, 22, "schema-violation")]
+    text = CONFIG.replace("providers: [openai:gpt-4.1-mini]\n", "")
+    assert _at({"promptfooconfig.yaml": text}) == [(1, 1, "schema-violation")]
+
+
+def test_files_resolve_from_the_configs_folder_with_globs_and_functions() -> None:
+    text = (
+        CONFIG.replace("prompts/summary.txt", "prompts/sumary.txt")
+        .replace("checks.py:grade", "checks.py:grde")
+        .replace("cases/*.yaml", "case/*.yaml")
+    )
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
+        (3, 5, "missing-file"),
+        (19, 16, "promptfoo-function"),
+        (23, 5, "missing-file"),
+    ]
+    assert diags[1].message.endswith("checks.py defines no 'grde'; did you mean 'grade'?")
+    assert "matches no file" in diags[2].message
+
+
+def test_a_prompt_glob_that_matches_nothing_says_the_text_is_sent() -> None:
+    text = CONFIG.replace("file://prompts/summary.txt", "file://prompts/*.md")
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.rule) for d in diags] == [(3, "missing-file")]
+    assert diags[0].message.endswith("promptfoo then sends the path text itself as the prompt")
+
+
+def test_other_addresses_and_plain_prompts_are_not_files() -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "huggingface://datasets/org/name?split=test")
+    text = text.replace('"Answer: {{question}}"', '"Is this right? Answer yes or no."')
+    assert _at({"promptfooconfig.yaml": text}) == []
+
+
+def test_a_javascript_function_is_found_by_its_name() -> None:
+    text = CONFIG.replace("file://checks.py:grade", "file://checks.js:grade")
+    js = {"checks.js": "module.exports.grade = (output) => output.includes('30');\n"}
+    assert _at({"promptfooconfig.yaml": text, **js}) == []
+    missing = {"checks.js": "module.exports.score = (output) => true;\n"}
+    assert _at({"promptfooconfig.yaml": text, **missing}) == [(19, 16, "promptfoo-function")]
+
+
+def test_assertion_templates_are_checked_where_they_are_written() -> None:
+    text = (
+        CONFIG.replace(
+            "      - type: python\n        value: file://checks.py:grade\n",
+            "      - $ref: '#/assertionTemplates/short'\n",
+        )
+        + "assertionTemplates:\n  short:\n    type: javascript\n    value: output.length < 9\n"
+    )
+    assert _at({"promptfooconfig.yaml": text}) == []
+    typo = text.replace("type: javascript", "type: javascrpt")
+    assert _at({"promptfooconfig.yaml": typo}) == [(25, 11, "promptfoo-assertion-type")]
+
+
+def test_agentvs_own_export_names_stay_agentv_suites() -> None:
+    data = {"prompts": ["x"], "default_test": {"vars": {}}, "tests": [{"vars": {"a": 1}}]}
+    assert content_kind("host.agentv.yaml", data, "yaml") is BY_NAME["agentv-next"]
