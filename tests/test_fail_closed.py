@@ -43,6 +43,12 @@ YAML_ROUTES = {
         "task: demo\ndataset_path: d\nprocess_docs: !function utils.f\n",
     ),
     "lm-eval group markers": ("tasks/demo/_g.yaml", "group: g\naggregate_metric_list: []\n"),
+    "promptfoo name": ("evals/promptfooconfig.compare.yaml", "prompts: [hi]\nproviders: [echo]\n"),
+    "promptfoo keys": ("misc/pf.yaml", "defaultTest: {}\nprompts: [hi]\n"),
+    "promptfoo modeline": (
+        "misc/pf2.yaml",
+        "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\nprompts: [hi]\n",
+    ),
 }
 JSON_ROUTES = {
     "evals.json": ("skills/a/evals/evals.json", '{"skill_name": "a",\n'),
@@ -51,6 +57,7 @@ JSON_ROUTES = {
     "EEE layout": (f"data/c/dev/model/{UUID}.json", '{"evaluation_id": "x",\n'),
     "$schema key": ("misc/s.json", '{"$schema": "../schema/dataset.schema.json",\n'),
     "markers only": ("misc/r.json", '{"schema_version": "0.2.0", "evaluation_results": [],\n'),
+    "promptfooconfig.json": ("evals/promptfooconfig.json", '{"prompts": ["hi"],\n'),
 }
 CONFIG = Config(kinds=(("graders/*.yaml", "judge"),), max_file_size=256 * 1024)
 

@@ -191,3 +191,21 @@ def test_assertion_templates_are_checked_where_they_are_written() -> None:
 def test_agentvs_own_export_names_stay_agentv_suites() -> None:
     data = {"prompts": ["x"], "default_test": {"vars": {}}, "tests": [{"vars": {"a": 1}}]}
     assert content_kind("host.agentv.yaml", data, "yaml") is BY_NAME["agentv-next"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches"),
+    [
+        ("prompts/*.txt", True),
+        ("**/summary.*", True),
+        ("**/*mary.txt", True),
+        ("prompts/**", True),
+        ("**/*.md", False),
+        ("prompt/*.txt", False),
+        ("**/sum*.md", False),
+        ("prompts/[st]*.txt", True),  # a class is not expanded here: counted as found
+    ],
+)
+def test_a_glob_is_matched_by_whichever_literal_it_fixes(pattern: str, matches: bool) -> None:
+    text = CONFIG.replace("file://prompts/summary.txt", f"file://{pattern}")
+    assert (_at({"promptfooconfig.yaml": text}) == []) is matches

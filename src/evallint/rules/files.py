@@ -5,8 +5,9 @@ Nothing named is ever opened: existence is checked against the project's file li
 
 from __future__ import annotations
 
+import bisect
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from evallint.config import Glob
@@ -128,9 +129,49 @@ def _globbed(ref: FileRef, pattern: str, files: frozenset[str]) -> bool:
         return False
     if any(c in pattern for c in "[{"):
         return True
-    cut = min((i for i in (pattern.find(c) for c in "*?") if i >= 0), default=len(pattern))
-    prefix, glob = pattern[:cut], Glob(pattern)
-    return any(f.startswith(prefix) and glob.match(f) for f in files)
+    return _matches(pattern, files)
+
+
+def _head(text: str) -> str:
+    """The literal text before the first wildcard."""
+    return text[: min((i for i in (text.find(c) for c in "*?") if i >= 0), default=len(text))]
+
+
+@functools.lru_cache(maxsize=1024)
+def _matches(pattern: str, files: frozenset[str]) -> bool:
+    """Whether the pattern matches a file. Only the files that can match are tried: a range of
+    the listing sorted by the longest literal the pattern fixes (the start of its last part, the
+    end of it, or its folder); and each pattern once a run, however many files name it."""
+    last = pattern.rpartition("/")[2]
+    ways = (
+        (len(_head(last)), "name", _head(last)),
+        (len(_head(last[::-1])), "tail", _head(last[::-1])),
+        (len(_head(pattern)), "path", _head(pattern)),
+    )
+    _, way, start = max(ways)
+    paths, keys = _index(files, way)
+    glob = Glob(pattern)
+    at = bisect.bisect_left(keys, start)
+    while at < len(keys) and keys[at].startswith(start):
+        if glob.match(paths[at]):
+            return True
+        at += 1
+    return False
+
+
+_KEYS: dict[str, Callable[[str], str]] = {
+    "name": lambda f: f.rpartition("/")[2],
+    "tail": lambda f: f.rpartition("/")[2][::-1],
+    "path": lambda f: f,
+}
+
+
+@functools.lru_cache(maxsize=6)
+def _index(files: frozenset[str], way: str) -> tuple[list[str], list[str]]:
+    """The listing sorted by a key (a file's name, its name reversed, its path), with the keys."""
+    key = _KEYS[way]
+    paths = sorted(files, key=key)
+    return paths, [key(f) for f in paths]
 
 
 def _opaque(tried: list[str], files: frozenset[str]) -> str | None:
