@@ -209,3 +209,27 @@ def test_agentvs_own_export_names_stay_agentv_suites() -> None:
 def test_a_glob_is_matched_by_whichever_literal_it_fixes(pattern: str, matches: bool) -> None:
     text = CONFIG.replace("file://prompts/summary.txt", f"file://{pattern}")
     assert (_at({"promptfooconfig.yaml": text}) == []) is matches
+
+
+def test_a_variable_no_test_sets_is_found_at_the_test() -> None:
+    """As in promptfoo's own huggingface-pii example: the prompt reads {{person_type}}, the
+    tests set `topic`."""
+    text = CONFIG.replace('{{question}}"', '{{question}} as {{ persona | upper }}"')
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
+        (11, 11, "promptfoo-missing-var")
+    ]
+    assert "{{persona}}" in diags[0].message
+    # The prompt file's variables count too; defaultTest.vars supply every test.
+    given = {**GIVEN, "prompts/summary.txt": "{% set tone = 'kind' %}{{tone}} {{topic}}\n"}
+    assert [d.rule for d in lint_files({**given, "promptfooconfig.yaml": CONFIG})] == [
+        "promptfoo-missing-var"
+    ]
+    supplied = CONFIG.replace("defaultTest:\n", "defaultTest:\n  vars: {topic: refunds}\n")
+    assert lint_files({**given, "promptfooconfig.yaml": supplied}) == []
+
+
+def test_variables_of_a_prompt_that_cannot_be_read_are_not_guessed() -> None:
+    text = CONFIG.replace("file://prompts/summary.txt", "file://prompts/*.txt")
+    given = {**GIVEN, "prompts/summary.txt": "{{unknown}}\n"}
+    assert lint_files({**given, "promptfooconfig.yaml": text}) == []
