@@ -233,3 +233,26 @@ def test_variables_of_a_prompt_that_cannot_be_read_are_not_guessed() -> None:
     text = CONFIG.replace("file://prompts/summary.txt", "file://prompts/*.txt")
     given = {**GIVEN, "prompts/summary.txt": "{{unknown}}\n"}
     assert lint_files({**given, "promptfooconfig.yaml": text}) == []
+
+
+VERSIONED = CONFIG.replace("description: Refund answers\n", "metadata: {version: 1.2.0}\n")
+
+
+def test_a_config_with_a_version_needs_a_bump_when_what_it_grades_changes() -> None:
+    head = VERSIONED.replace("threshold: 0.8", "threshold: 0.6")
+    diags = lint_files(
+        {**GIVEN, "promptfooconfig.yaml": head}, base={"promptfooconfig.yaml": VERSIONED}
+    )
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [(17, 9, "version-not-bumped")]
+    assert diags[0].message.endswith("bump it: 1.2.0 → 2.0.0")
+    assert diags[0].fix is not None and diags[0].fix.text == "2.0.0"
+    bumped = head.replace("version: 1.2.0", "version: 2.0.0")
+    base = {"promptfooconfig.yaml": VERSIONED}
+    assert lint_files({**GIVEN, "promptfooconfig.yaml": bumped}, base=base) == []
+    # Bookkeeping is no change to what is graded; a config without a version opts out.
+    notes = VERSIONED.replace("metadata: {", "outputPath: out.json\nmetadata: {")
+    found = lint_files({**GIVEN, "promptfooconfig.yaml": notes}, base=base)
+    assert [d.rule for d in found] == ["version-non-score-change"]
+    plain = {"promptfooconfig.yaml": CONFIG}
+    changed = CONFIG.replace("threshold: 0.8", "threshold: 0.6")
+    assert lint_files({**GIVEN, "promptfooconfig.yaml": changed}, base=plain) == []

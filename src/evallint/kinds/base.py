@@ -106,6 +106,7 @@ class Kind:
     namespace: str | None = None  # what references call it: rubric/{id}, judge/{id}
     defines: Defines | None = None
     versioned: Defines | None = None  # (id, version) for version rules; may differ from defines
+    version_at: Pointer = ("version",)  # where a file of this kind writes its version
     references: References | None = None
     schema_of: Callable[[JSON], str | None] | None = None  # the schema by content (versions)
     per_record: bool = False  # JSONL: each record is validated on its own

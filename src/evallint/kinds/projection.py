@@ -34,6 +34,28 @@ POLICIES: Mapping[str, Policy] = {
     "dataset": Policy(
         frozenset({"description", "metadata", "tags", "notes", "version"}), {"questions": "id"}
     ),
+    # What promptfoo sends and grades: prompts, providers, tests, defaultTest, scenarios,
+    # derived metrics, assertion templates, filters, red-team settings; the rest is bookkeeping
+    # (its version is in `metadata`).
+    "promptfoo": Policy(
+        frozenset(
+            {
+                "$schema",
+                "description",
+                "tags",
+                "metadata",
+                "outputPath",
+                "sharing",
+                "writeLatestResults",
+                "env",
+                "tracing",
+                "commandLineOptions",
+                "evaluateOptions",
+                "extensions",
+            }
+        ),
+        {},
+    ),
 }
 
 

@@ -244,6 +244,14 @@ def readable(path: str, data: JSON, files: frozenset[str]) -> bool:
     return path.lower().endswith((*_READ, *SCRIPTS)) and _has_configs(files)
 
 
+def version(data: JSON) -> tuple[str, str] | None:
+    """A config opts in to the version rules with `metadata.version` (promptfoo passes
+    `metadata` through untouched); it is compared with its own file at the base."""
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    found = meta.get("version") if isinstance(meta, dict) else None
+    return ("", found) if isinstance(found, str) else None
+
+
 CONFIG = Kind(
     name="promptfoo",
     title="promptfoo config",
@@ -258,6 +266,8 @@ CONFIG = Kind(
     declared_by=("promptfoo.dev/config-schema",),
     markers=(("defaultTest", "prompts"), ("defaultTest", "providers")),
     file_refs=file_refs,
+    versioned=version,
+    version_at=("metadata", "version"),
     reads=reads,
     readable=readable,
     # promptfoo keeps what it knows of a config and drops every other key without a word: its

@@ -101,7 +101,7 @@ def _meant(raw: str, err: SchemaError, ctx: Context) -> str | None:
     """The text a trapped value stands for. A versioned file's `version` must be a full
     semantic version, so `1.10` quoted as "1.10" would still be rejected: it is "1.10.0";
     and `yes` stands for no version at all (None: no fix can say which)."""
-    if err.pointer == ("version",) and ctx.kind in VERSIONED:
+    if err.pointer == ctx.kind.version_at and ctx.kind in VERSIONED:
         if not _SHORT_VERSION.fullmatch(raw):
             return None
         return raw + ".0" * (2 - raw.count("."))

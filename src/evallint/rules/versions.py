@@ -174,10 +174,11 @@ def _report(doc: Document, ctx: Context, rule_id: str) -> Iterator[Finding]:
     found = verdict(doc, ctx)
     if found is None or found.rule != rule_id:
         return
-    version_line = (doc.path, ("version",), "the version declared here")
-    fix = _bump(doc, found)
+    at_version = ctx.kind.version_at
+    version_line = (doc.path, at_version, "the version declared here")
+    fix = _bump(doc, found, at_version)
     if found.at is None:
-        yield Finding(("version",), found.message, fix=fix)
+        yield Finding(at_version, found.message, fix=fix)
     else:
         at = found.at.pointer
         yield Finding(at, found.message, related=(version_line,), fix=fix, within=found.within)
@@ -204,12 +205,14 @@ def _changed_line(doc: Document, before: Document, pointer: Pointer) -> tuple[in
     return start + indent, start + max(len(text.rstrip()), indent + 1)
 
 
-def _bump(doc: Document, found: Verdict) -> Fix | None:
+def _bump(doc: Document, found: Verdict, at: Pointer) -> Fix | None:
     """The version raised to the smallest one the rule accepts (`evallint bump`)."""
-    old = doc.data.get("version") if isinstance(doc.data, dict) else None
+    old: object = doc.data
+    for part in at:
+        old = old.get(part) if isinstance(old, dict) else None
     if found.bump_to is None or not isinstance(old, str):
         return None
-    return Fix(("version",), old, str(found.bump_to))
+    return Fix(at, old, str(found.bump_to))
 
 
 @rule(
