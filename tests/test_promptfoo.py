@@ -256,3 +256,21 @@ def test_a_config_with_a_version_needs_a_bump_when_what_it_grades_changes() -> N
     plain = {"promptfooconfig.yaml": CONFIG}
     changed = CONFIG.replace("threshold: 0.8", "threshold: 0.6")
     assert lint_files({**GIVEN, "promptfooconfig.yaml": changed}, base=plain) == []
+
+
+def test_a_csv_cell_with_an_unknown_type_is_reported_on_the_line_naming_the_file() -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
+    csv = (
+        "question,__expected,__expected2,_description\n"
+        "How long?,contains:30 days,not-icontains:never\n"
+        "Gift cards?,contians:no refund,similar(0.8):No refunds on gift cards\n"
+        "Shoes?,Answer: yes,javascript:output.length < 99\n"
+    )
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv})
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
+        (23, 5, "promptfoo-csv-test"),
+        (23, 5, "promptfoo-csv-test"),
+    ]
+    said = sorted(d.message for d in diags)
+    assert "cases.csv line 3, __expected: 'contians' is no assertion type" in said[0]
+    assert said[1].endswith("is read as a variable; did you mean '__description'?")

@@ -12,80 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from evallint.kinds.promptfoo import ASSERTION_TYPES, SPECIAL_TYPES
+
 S = dict[str, Any]
 DRAFT = "http://json-schema.org/draft-07/schema#"
-
-# The assertion types promptfoo 0.123 runs (its handler table), each also with a `not-` prefix,
-# and those it handles itself (`select-best`, `human`, `max-score`, `assert-set`).
-ASSERTION_TYPES = (
-    "agent-rubric",
-    "answer-relevance",
-    "bleu",
-    "classifier",
-    "contains",
-    "contains-all",
-    "contains-any",
-    "contains-html",
-    "contains-json",
-    "contains-sql",
-    "contains-xml",
-    "context-faithfulness",
-    "context-recall",
-    "context-relevance",
-    "conversation-relevance",
-    "cost",
-    "equals",
-    "factuality",
-    "finish-reason",
-    "g-eval",
-    "gleu",
-    "guardrails",
-    "icontains",
-    "icontains-all",
-    "icontains-any",
-    "is-html",
-    "is-json",
-    "is-refusal",
-    "is-sql",
-    "is-valid-function-call",
-    "is-valid-openai-function-call",
-    "is-valid-openai-tools-call",
-    "is-xml",
-    "javascript",
-    "latency",
-    "levenshtein",
-    "llm-rubric",
-    "pi",
-    "meteor",
-    "model-graded-closedqa",
-    "model-graded-factuality",
-    "moderation",
-    "perplexity",
-    "perplexity-score",
-    "python",
-    "regex",
-    "rouge-n",
-    "ruby",
-    "similar",
-    "similar:cosine",
-    "similar:dot",
-    "similar:euclidean",
-    "starts-with",
-    "tool-call-f1",
-    "skill-used",
-    "trajectory:goal-success",
-    "trajectory:tool-args-match",
-    "trajectory:step-count",
-    "trajectory:tool-sequence",
-    "trajectory:tool-used",
-    "trace-error-spans",
-    "trace-span-count",
-    "trace-span-duration",
-    "search-rubric",
-    "webhook",
-    "word-count",
-)
-SPECIAL_TYPES = ("select-best", "human", "max-score", "assert-set")
 
 
 def _text(description: str) -> S:

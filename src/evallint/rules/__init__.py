@@ -18,6 +18,7 @@ from evallint.rules import (
     lmeval,
     parse_rules,
     promptfoo,
+    promptfoo_files,
     references,
     schema_rules,
     suppressed,
@@ -44,6 +45,7 @@ FAMILIES = (
     hf,
     lmeval,
     promptfoo,
+    promptfoo_files,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

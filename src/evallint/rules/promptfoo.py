@@ -9,7 +9,6 @@ does not exist, a threshold off its assertion's scale.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -18,23 +17,12 @@ from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
-from evallint.validation.schemas import load_schema
 
 if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
 KINDS = promptfoo.KINDS
-
-
-@functools.cache
-def _types() -> tuple[frozenset[str], tuple[str, ...]]:
-    """The assertion types promptfoo runs (read from our schema, which lists them for editors),
-    and those a did-you-mean offers (the plain ones)."""
-    name = promptfoo.CONFIG.schema or ""
-    spec = load_schema(name)["definitions"]["assertion"]["properties"]["type"]["anyOf"]
-    known = frozenset(t for branch in spec for t in branch.get("enum", ()))
-    return known, tuple(sorted(t for t in known if not t.startswith("not-")))
 
 
 def _tests(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
@@ -95,7 +83,7 @@ def promptfoo_assertion_type(doc: Document, ctx: Context) -> Iterator[Finding]:
               - type: contains
                 value: "30 days"
     """
-    known, plain = _types()
+    known, plain = promptfoo.KNOWN_TYPES, promptfoo.ASSERTION_TYPES
     for at, check in _assertions(doc.data):
         written = check.get("type")
         if not isinstance(written, str):
@@ -356,179 +344,3 @@ def promptfoo_function(doc: Document, ctx: Context) -> Iterator[Finding]:
             error = _function_error(place, ref.function, ctx)
             if error is not None:
                 yield Finding(ref.pointer, f"{ref.path}:{ref.function}: {error}")
-
-
-# What a test must hold for promptfoo to run it (a value JavaScript counts as true).
-_TEST_NEEDS = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
-
-
-def _runnable(test: dict[str, JSON]) -> bool:
-    if any(test.get(k) not in (None, False, 0, "") for k in _TEST_NEEDS):
-        return True
-    threshold = test.get("threshold")
-    return isinstance(threshold, int | float) and not isinstance(threshold, bool)
-
-
-def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
-    """(where the config names it, project path) of each YAML or JSON test file it names."""
-    from evallint.kinds.base import candidates
-    from evallint.parse import format_of
-
-    for ref in promptfoo.file_refs(doc.data):
-        if ref.glob or not ref.pointer or ref.pointer[0] != "tests" or ref.function:
-            continue
-        for place in candidates(doc.path, ref, ctx.root_name)[:1]:
-            if place in ctx.files and format_of(place) in ("yaml", "json", "jsonl"):
-                yield ref.pointer, place
-
-
-@rule("promptfoo-empty-test", Severity.ERROR, kinds=KINDS, reads_files=True)
-def promptfoo_empty_test(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A test with none of `assert`, `vars`, `options`, `metadata`, `provider`, `providerOutput`
-    or a numeric `threshold`: promptfoo refuses to load the config.
-
-    Most often a test file's rows hold the variables at the top level instead of under `vars`
-    (`- question: ...` for `- vars: {question: ...}`). Tests written in the config and those of
-    the YAML and JSON test files it names are checked; a finding in a test file is placed there.
-
-    Bad (promptfooconfig.yaml):
-        prompts: ["Answer: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        tests:
-          - question: How long do refunds take?
-    Good (promptfooconfig.yaml):
-        prompts: ["Answer: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        tests:
-          - vars: {question: How long do refunds take?}
-    """
-    why = (
-        "promptfoo refuses a test with none of assert, vars, options, metadata, provider, "
-        "providerOutput or a numeric threshold"
-    )
-    data = doc.data if isinstance(doc.data, dict) else {}
-    for i, test in promptfoo.indexed(data.get("tests")):
-        if "path" not in test and "$ref" not in test and not _runnable(test):
-            yield Finding(("tests", i), why)
-    for _, place in _test_files(doc, ctx):
-        found = ctx.others.parsed(place) if ctx.others is not None else None
-        if found is None or isinstance(found, str) or not isinstance(found.data, list):
-            continue
-        for i, test in promptfoo.indexed(found.data):
-            if not _runnable(test):
-                yield Finding((i,), f"{why} (the test file of {doc.path})", path=place)
-
-
-# Names a promptfoo prompt may use that no test sets: its own globals and Nunjucks' loop.
-_GLOBALS = frozenset({"env", "loop", "_conversation", "true", "false", "none", "null"})
-
-
-def _used(text: str) -> set[str]:
-    """The variables a Nunjucks template reads in `{{ ... }}`, less those it binds itself
-    (`{% set x %}`, `{% for x in ... %}`): the first name of each output, read in one pass."""
-    used: set[str] = set()
-    bound: set[str] = set()
-    i = 0
-    while (j := text.find("{", i)) >= 0:
-        two, k = text[j : j + 2], text.find("}", j + 2)
-        if k < 0:
-            break
-        if two in ("{{", "{%"):
-            words = text[j + 2 : k].strip("-~ \t\r\n").replace(",", " ").split()
-            if two == "{{" and words:
-                used.add(_name(words[0]))
-            elif two == "{%" and len(words) > 1 and words[0] in ("set", "for", "macro"):
-                bound.update(_name(w) for w in words[1:] if w not in ("in", "="))
-        i = k + 1
-    return {u for u in used if u and u not in bound and u not in _GLOBALS}
-
-
-def _name(word: str) -> str:
-    end = 0
-    while end < len(word) and (word[end].isalnum() or word[end] == "_"):
-        end += 1
-    return word[:end] if end and not word[0].isdigit() else ""
-
-
-def _prompt_texts(doc: Document, ctx: Context) -> list[str] | None:
-    """The text of every prompt, inline or read from its file; None when one cannot be read
-    (a script, a glob, a missing file), since its variables are then unknown."""
-    from evallint.kinds.base import candidates
-
-    data = doc.data if isinstance(doc.data, dict) else {}
-    found = data.get("prompts")
-    written = [found] if isinstance(found, str) else found if isinstance(found, list) else None
-    if not written:
-        return None
-    files = {ref.pointer: ref for ref in promptfoo.file_refs(data) if ref.pointer[0] == "prompts"}
-    texts = []
-    for i, prompt in enumerate(written):
-        at = ("prompts",) if isinstance(found, str) else ("prompts", i)
-        ref = files.get(at)
-        if isinstance(prompt, str) and ref is None:
-            texts.append(prompt)
-            continue
-        if ref is None or ref.glob or ref.function or ctx.others is None:
-            return None
-        place = candidates(doc.path, ref, ctx.root_name)[:1]
-        raw = ctx.others.raw(place[0]) if place and not place[0].endswith(promptfoo.SCRIPTS) else ""
-        if not isinstance(raw, bytes):
-            return None
-        texts.append(raw.decode("utf-8", "replace"))
-    return texts
-
-
-def _vars(value: JSON) -> set[str] | None:
-    """The variables a `vars` value sets; None when they are in a file."""
-    if value is None:
-        return set()
-    return set(value) if isinstance(value, dict) else None
-
-
-@rule("promptfoo-missing-var", Severity.WARNING, kinds=KINDS, reads_files=True, precision="high")
-def promptfoo_missing_var(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A prompt uses a `{{ variable }}` that a test does not set: promptfoo renders it empty.
-
-    Nunjucks renders an unset variable as nothing, so the model gets a prompt with a hole and
-    the test is graded anyway. Each test written in the config is checked against the
-    variables its prompts use (inline, or read from `.txt`, `.md`, `.j2`, `.json` and `.yaml`
-    prompt files), with `defaultTest.vars`. Tests whose variables come from a file, a
-    `transformVars`, or that choose their prompts are left alone.
-
-    Bad (promptfooconfig.yaml):
-        prompts: ["Answer as {{persona}}: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        tests:
-          - vars: {question: How long do refunds take?}
-    Good (promptfooconfig.yaml):
-        prompts: ["Answer as {{persona}}: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        defaultTest:
-          vars: {persona: a support agent}
-        tests:
-          - vars: {question: How long do refunds take?}
-    """
-    texts = _prompt_texts(doc, ctx)
-    data = doc.data if isinstance(doc.data, dict) else {}
-    default = data.get("defaultTest") if isinstance(data.get("defaultTest"), dict) else {}
-    base = _vars(default.get("vars")) if isinstance(default, dict) else None
-    if not texts or base is None or _transforms(default):
-        return
-    used = set().union(*map(_used, texts))
-    for i, test in promptfoo.indexed(data.get("tests")):
-        own = _vars(test.get("vars"))
-        if own is None or "prompts" in test or _transforms(test) or "path" in test:
-            continue
-        missing = sorted(used - own - base)
-        if missing:
-            names = ", ".join("{{" + m + "}}" for m in missing)
-            yield Finding(
-                ("tests", i, "vars") if "vars" in test else ("tests", i),
-                f"the prompts use {names}, which this test does not set: promptfoo renders "
-                "it empty",
-            )
-
-
-def _transforms(test: JSON) -> bool:
-    options = test.get("options") if isinstance(test, dict) else None
-    return isinstance(options, dict) and "transformVars" in options
