@@ -3,10 +3,14 @@ loads and runs them, at exact lines and columns."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import evallint.api
 from conftest import lint_files
 from evallint.kinds import BY_NAME, content_kind, path_kind
+from test_git import Repo
 
 CONFIG = """\
 description: Refund answers
@@ -274,3 +278,36 @@ def test_a_csv_cell_with_an_unknown_type_is_reported_on_the_line_naming_the_file
     said = sorted(d.message for d in diags)
     assert "cases.csv line 3, __expected: 'contians' is no assertion type" in said[0]
     assert said[1].endswith("is read as a variable; did you mean '__description'?")
+
+
+def _diff(repo: Repo) -> list[tuple[str, int, str]]:
+    report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+    return [(d.path, d.span.line, d.rule) for d in report.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        # A prompt file's new variable that no test sets.
+        ({"prompts/summary.txt": "Summarise for {{persona}}: {{question}}\n"}, 11),
+        # A script's function renamed under the config that calls it.
+        ({"checks.py": "def grade_it(output, context):\n    return True\n"}, 19),
+    ],
+)
+def test_a_diff_that_changes_a_file_a_config_reads_checks_the_config(
+    tmp_path: Path, change: dict[str, str], expected: int
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({**GIVEN, "promptfooconfig.yaml": CONFIG})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit(change)
+    assert [(path, line) for path, line, _ in _diff(repo)] == [("promptfooconfig.yaml", expected)]
+
+
+def test_a_diff_that_deletes_a_prompt_file_reports_the_config(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({**GIVEN, "promptfooconfig.yaml": CONFIG})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.git("rm", "-q", "prompts/summary.txt")
+    repo.git("commit", "-qm", "drop")
+    assert _diff(repo) == [("promptfooconfig.yaml", 3, "missing-file")]
