@@ -6,6 +6,7 @@
   in JSON and SARIF; a JSON rubric with 8,000 unknown keys; an EEE record with 4,000 scores
   out of range, in JSON, SARIF and the Action's `--format github --sarif-output`;
 - a settings glob that backtracking regexes take exponential time on, against a long name;
+- a promptfoo config whose 2,000 prompt globs match nothing in a 10,000-file tree;
 - `GITHUB_EVENT_PATH=/dev/zero` in a pull request's `--diff` run (read with a cap);
 - a chain of --rubrics composite rubrics, each including the next, and the same rubrics in
   one cycle (every rubric on it gets a finding): wall time and peak memory of
@@ -117,6 +118,13 @@ def cases(root: Path) -> list[tuple[str, Path, list[str], dict[str, str]]]:
     (glob / ".evallint.toml").write_text('exclude = ["**a**a**a**a**a**a**a**a**b"]\n')
     (glob / "rubrics" / ("a" * 200 + ".yaml")).write_text("id: x\n")
     out.append(("an `exclude` glob of 8 `**a` against a 205-character name", glob, [], {}))
+    globs = root / "promptfoo_globs"
+    for i in range(10_000):
+        (globs / f"d{i % 100}").mkdir(parents=True, exist_ok=True)
+        (globs / f"d{i % 100}" / f"f{i}.txt").write_text("x\n")
+    prompts = "".join(f"  - file://**/*nomatch{i}.txt\n" for i in range(2000))
+    (globs / "promptfooconfig.yaml").write_text(f"prompts:\n{prompts}providers: [echo]\n")
+    out.append(("a promptfoo config with 2,000 prompt globs in a 10,000-file tree", globs, [], {}))
     event = root / "event"
     event.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=event, check=True)
