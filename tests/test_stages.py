@@ -34,6 +34,7 @@ from evallint.kinds import (
     eee,
     kind_named,
     path_kind,
+    promptfoo,
 )
 from evallint.model import Edit, Finding, Severity, Skipped
 from evallint.parse import Document
@@ -85,7 +86,7 @@ def test_every_kind_is_registered_once_and_comes_back_from_a_pickle_as_itself() 
 
 
 def test_kinds_are_grouped_by_what_they_hold() -> None:
-    assert set(VERSIONED) == {ai_eval.RUBRIC, ai_eval.JUDGE, ai_eval.DATASET}
+    assert set(VERSIONED) == {ai_eval.RUBRIC, ai_eval.JUDGE, ai_eval.DATASET, promptfoo.CONFIG}
     assert set(REFERRING) == {ai_eval.RUBRIC, ai_eval.DATASET}
     assert set(agentv.SUITES) <= set(NAMING_FILES)
     assert set(eee.RECORDS) == {eee.AGGREGATE, eee.INSTANCE}
