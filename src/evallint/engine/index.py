@@ -70,6 +70,11 @@ def build(
     `files`: the tree as a set, when the caller has one; `asks`: what the active rules say a
     definer asks of the files that refer to it (`Rule.asks`)."""
     defined = impact.defined_ids([*linted, *also])
+    if linted and not (defined or also or gone) and not any(_reaches(e.kind) for e in linted):
+        # Nothing of the rest of the tree can matter to the run's files, nor they to it: no
+        # summary is made (a run over promptfoo configs named in a large tree reads no other).
+        # A run of no files still summarizes the tree: that warms the cache and the memo.
+        return Indexed(Project(linted), ())
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
     run = _Run(linted, defined, named, gone, tuple(asks), source, config, store)
     changed = memo_changes(store, len(tree), len(linted))
@@ -77,6 +82,12 @@ def build(
     if memo is not None and changed is not None and files is not None:
         return _from_memo(run, tree, memo, changed, files)
     return _from_summaries(run, tree, jobs, changed)
+
+
+def _reaches(kind: Kind) -> bool:
+    """Whether a file of the kind ties itself to other files through the project: it defines
+    ids, refers to them, mentions them, or shares keys that rules compare across files."""
+    return bool(kind.namespace or kind.references or kind.mentions or kind.shared)
 
 
 @record
