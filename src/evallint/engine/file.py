@@ -191,8 +191,13 @@ def _elsewhere(finding: Finding, rule: str, level: Severity, ctx: Context) -> li
     if other is None or isinstance(other, str):
         return []
     d = place(other, replace(finding, path=None), rule, level, ctx.project)
-    notes = _suppressions(other) if "evallint:" in other.text else None
+    notes = other.facts.get(_notes_in, other)  # once a file: many findings may land in it
     return [] if notes is not None and _silenced(notes, d, set()) else [d]
+
+
+def _notes_in(doc: Document) -> Notes | None:
+    """The suppression comments of a file, None when it has none."""
+    return _suppressions(doc) if "evallint:" in doc.text else None
 
 
 class _Placing:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.base import rule
+from evallint.rules.promptfoo_files import refs_of
 from evallint.suggest import sole, suggest
 
 if TYPE_CHECKING:
@@ -337,7 +338,7 @@ def promptfoo_function(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     from evallint.kinds.base import candidates
 
-    for ref in promptfoo.file_refs(doc.data):
+    for ref in refs_of(doc):
         if ref.function is None or ref.glob:
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:

@@ -11,11 +11,22 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
+from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 
 KINDS = promptfoo.KINDS
+
+
+def refs_of(doc: Document) -> tuple[FileRef, ...]:
+    """The files a config names, worked out once a document for the rules that ask."""
+    return doc.facts.get(_refs, doc)
+
+
+def _refs(doc: Document) -> tuple[FileRef, ...]:
+    return tuple(promptfoo.file_refs(doc.data))
+
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -38,7 +49,7 @@ def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
     from evallint.kinds.base import candidates
     from evallint.parse import format_of
 
-    for ref in promptfoo.file_refs(doc.data):
+    for ref in refs_of(doc):
         if ref.glob or not ref.pointer or ref.pointer[0] != "tests" or ref.function:
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
@@ -124,7 +135,7 @@ def _prompt_texts(doc: Document, ctx: Context) -> list[str] | None:
     written = [found] if isinstance(found, str) else found if isinstance(found, list) else None
     if not written:
         return None
-    files = {ref.pointer: ref for ref in promptfoo.file_refs(data) if ref.pointer[0] == "prompts"}
+    files = {ref.pointer: ref for ref in refs_of(doc) if ref.pointer[0] == "prompts"}
     texts = []
     for i, prompt in enumerate(written):
         at = ("prompts",) if isinstance(found, str) else ("prompts", i)
@@ -296,7 +307,7 @@ def promptfoo_csv_test(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     from evallint.kinds.base import candidates
 
-    for ref in promptfoo.file_refs(doc.data):
+    for ref in refs_of(doc):
         if ref.glob or ref.pointer[0] != "tests" or not ref.path.lower().endswith(".csv"):
             continue
         place = candidates(doc.path, ref, ctx.root_name)[:1]
