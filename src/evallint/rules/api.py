@@ -26,6 +26,19 @@ if TYPE_CHECKING:
     from evallint.parse.python import Module
 
 
+def held_keys(data: JSON, pointer: Pointer) -> frozenset[str]:
+    """The keys of the object at `pointer` (none when no object is there): what a key rule
+    may not suggest, since the object already holds it."""
+    for part in pointer:
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return frozenset()
+    return frozenset(data) if isinstance(data, dict) else frozenset()
+
+
 def never(path: str) -> bool:
     return False
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import KINDS, ai_eval
-from evallint.model import JSON, Finding, Fix, Pointer, Severity
+from evallint.model import Finding, Fix, Severity
+from evallint.rules.api import held_keys
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
 from evallint.validation.schemas import load_schema
@@ -14,18 +15,6 @@ from evallint.validation.schemas import load_schema
 if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
-
-
-def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
-    """The keys of the object at `pointer`."""
-    for part in pointer:
-        if isinstance(data, dict):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        else:
-            return frozenset()
-    return frozenset(data) if isinstance(data, dict) else frozenset()
 
 
 # The kinds whose unknown keys these rules report: all but those a family's rule covers.
@@ -54,7 +43,7 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     for obj in ctx.object_keys(doc):
         if obj.closed:
-            held = _held(doc.data, obj.pointer)
+            held = held_keys(doc.data, obj.pointer)
             for key in obj.unknown:
                 free = [k for k in obj.known if k not in held]
                 hint = suggest(key, free)
@@ -132,7 +121,7 @@ def _typos(doc: Document, ctx: Context, *, prose: bool) -> Iterator[Finding]:
         if not obj.closed:
             # A known key the object already holds is not what a sibling meant to write
             # (`difficulty_note` beside `difficulty` is a note, not a misspelling).
-            held = _held(doc.data, obj.pointer)
+            held = held_keys(doc.data, obj.pointer)
             for key in obj.unknown:
                 hint = suggest(key, [k for k in obj.known if k not in held])
                 if hint is not None and (hint in PROSE_KEYS) == prose:

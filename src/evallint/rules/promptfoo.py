@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
+from evallint.rules.api import held_keys
 from evallint.rules.base import rule
 from evallint.rules.promptfoo_files import refs_of
 from evallint.suggest import sole, suggest
@@ -119,22 +120,11 @@ def _unknown(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, str | 
     for obj in ctx.object_keys(doc):
         if not obj.closed:
             continue
-        held = _held(doc.data, obj.pointer)
+        held = held_keys(doc.data, obj.pointer)
         free = [k for k in obj.known if k not in held]
         for key in obj.unknown:
             hint = suggest(key, free)
             yield obj.pointer, key, hint, hint in _DECIDING and hint in obj.known
-
-
-def _held(data: JSON, pointer: Pointer) -> frozenset[str]:
-    for part in pointer:
-        if isinstance(data, dict) and isinstance(part, str):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        else:
-            return frozenset()
-    return frozenset(data) if isinstance(data, dict) else frozenset()
 
 
 def _renamed(pointer: Pointer, key: str, hint: str | None, free: frozenset[str]) -> Fix | None:
