@@ -311,3 +311,26 @@ def test_a_diff_that_deletes_a_prompt_file_reports_the_config(tmp_path: Path) ->
     repo.git("rm", "-q", "prompts/summary.txt")
     repo.git("commit", "-qm", "drop")
     assert _diff(repo) == [("promptfooconfig.yaml", 3, "missing-file")]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "scenarios: 5",
+        "scenarios: [5, {config: 5, tests: 5}]",
+        "tests: 5",
+        "tests: [[1], {vars: 5, assert: 5}, {path: 5}]",
+        "defaultTest: [1]",
+        "defaultTest: {vars: [1], assert: {type: x}, options: 5}",
+        "prompts: [{id: 5}, [1], null]",
+        "assertionTemplates: [1]",
+        "tests: [{assert: [{type: assert-set, assert: [[1], {assert: 5}]}]}]",
+    ],
+)
+def test_any_shape_of_a_config_gives_findings_never_a_crash(bad: str) -> None:
+    """Every key a rule walks, in shapes promptfoo rejects: a schema finding, no traceback."""
+    text = f"providers: [echo]\nprompts: [hi]\n{bad}\n".replace(
+        "prompts: [hi]\nprompts:", "prompts:"
+    )
+    diags = lint_files({"promptfooconfig.yaml": text})
+    assert {d.rule for d in diags} & {"schema-violation", "yaml-implicit-type"}, diags
