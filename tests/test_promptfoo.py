@@ -334,3 +334,12 @@ def test_any_shape_of_a_config_gives_findings_never_a_crash(bad: str) -> None:
     )
     diags = lint_files({"promptfooconfig.yaml": text})
     assert {d.rule for d in diags} & {"schema-violation", "yaml-implicit-type"}, diags
+
+
+def test_an_unclosed_nunjucks_tag_in_a_prompt_is_found_at_its_column() -> None:
+    text = CONFIG.replace('"Answer: {{question}}"', '"Answer {% if q %}yes: {{question}"')
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [(4, 28, "promptfoo-template")]
+    # Nunjucks' own filters and tags are not judged.
+    own = CONFIG.replace("{{question}}", "{{ question | nl2br }}{% elseif x %}")
+    assert _at({"promptfooconfig.yaml": own}) == []

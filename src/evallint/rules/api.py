@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from evallint.config import Config
 from evallint.io.source import Source, read_capped
 from evallint.kinds import Kind
-from evallint.model import JSON, Pointer
+from evallint.model import JSON, Finding, Pointer
 from evallint.parse import Document, format_of, parse
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
@@ -37,6 +37,37 @@ def held_keys(data: JSON, pointer: Pointer) -> frozenset[str]:
         else:
             return frozenset()
     return frozenset(data) if isinstance(data, dict) else frozenset()
+
+
+def within(doc: Document, pointer: Pointer, value: str, start: int, end: int) -> Finding:
+    """Offsets into a value, as offsets into its text in the file where that text is the value
+    written on one line (plain, or quoted with escapes); else the whole value."""
+    raw = (doc.raw(pointer) or "").strip()
+    if raw == value:
+        return Finding(pointer, "", within=(start, end))
+    first, last = _raw_offset(raw, start), _raw_offset(raw, end)
+    if first is None or last is None:
+        return Finding(pointer, "")
+    return Finding(pointer, "", within=(first, last))
+
+
+_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
+
+
+def _raw_offset(raw: str, offset: int) -> int | None:
+    """Where the value's character `offset` lies in a quoted scalar's one-line text."""
+    if len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0] or "\n" in raw:
+        return None
+    quote, r, v = raw[0], 1, 0
+    while v < offset and r < len(raw) - 1:
+        if quote == '"' and raw[r] == "\\":
+            r += _ESCAPE_LENGTH.get(raw[r + 1 : r + 2], 2)
+        elif quote == "'" and raw.startswith("''", r):
+            r += 2
+        else:
+            r += 1
+        v += 1
+    return r if v == offset else None
 
 
 def never(path: str) -> bool:

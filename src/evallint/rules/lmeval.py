@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import lmeval
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.parse import format_of
+from evallint.rules.api import within
 from evallint.rules.base import rule
 from evallint.rules.lmeval_read import (
     VersionChange,
@@ -23,7 +24,6 @@ from evallint.rules.lmeval_read import (
     references,
     templates,
     version_change,
-    within,
 )
 from evallint.suggest import suggest
 from evallint.validation.schemas import load_schema

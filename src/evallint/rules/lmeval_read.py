@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import lmeval
-from evallint.model import JSON, Finding, Pointer, Tagged
+from evallint.model import JSON, Pointer, Tagged
 from evallint.records import record, replace
 from evallint.suggest import suggest
 
@@ -266,37 +266,6 @@ def templates(data: JSON) -> Iterator[tuple[Pointer, str]]:
             value = fields.get(key)
             if isinstance(value, str) and not isinstance(value, Tagged) and "{" in value:
                 yield (*scope, key), value
-
-
-def within(doc: Document, pointer: Pointer, value: str, start: int, end: int) -> Finding:
-    """Offsets into a value, as offsets into its text in the file where that text is the value
-    written on one line (plain, or quoted with escapes); else the whole value."""
-    raw = (doc.raw(pointer) or "").strip()
-    if raw == value:
-        return Finding(pointer, "", within=(start, end))
-    first, last = _raw_offset(raw, start), _raw_offset(raw, end)
-    if first is None or last is None:
-        return Finding(pointer, "")
-    return Finding(pointer, "", within=(first, last))
-
-
-_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
-
-
-def _raw_offset(raw: str, offset: int) -> int | None:
-    """Where the value's character `offset` lies in a quoted scalar's one-line text."""
-    if len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0] or "\n" in raw:
-        return None
-    quote, r, v = raw[0], 1, 0
-    while v < offset and r < len(raw) - 1:
-        if quote == '"' and raw[r] == "\\":
-            r += _ESCAPE_LENGTH.get(raw[r + 1 : r + 2], 2)
-        elif quote == "'" and raw.startswith("''", r):
-            r += 2
-        else:
-            r += 1
-        v += 1
-    return r if v == offset else None
 
 
 # What a task's results do not depend on: a change to these alone needs no new version.

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import promptfoo
 from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.rules.api import within
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 
@@ -316,3 +317,53 @@ def promptfoo_csv_test(doc: Document, ctx: Context) -> Iterator[Finding]:
             text = raw.decode("utf-8", "replace")
             for message in _csv_findings(text, place[0]):
                 yield Finding(ref.pointer, message, group="promptfoo-csv-test")
+
+
+def _inline_prompts(doc: Document) -> Iterator[tuple[Pointer, str]]:
+    """(where, text) of each prompt written in the config itself (not a file it names)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    found = data.get("prompts")
+    files = {ref.pointer for ref in refs_of(doc) if ref.pointer[0] == "prompts"}
+    written: list[tuple[Pointer, JSON]] = []
+    if isinstance(found, str):
+        written.append((("prompts",), found))
+    for i, prompt in enumerate(found if isinstance(found, list) else ()):
+        at: Pointer = ("prompts", i)
+        if isinstance(prompt, dict):
+            at, prompt = (*at, "raw"), prompt.get("raw")
+        written.append((at, prompt))
+    for at, text in written:
+        if isinstance(text, str) and at not in files and "{" in text:
+            yield at, text
+
+
+@rule("promptfoo-template", Severity.ERROR, kinds=KINDS, precision="high")
+def promptfoo_template(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A prompt's Nunjucks tag or block is never closed: promptfoo cannot render the prompt.
+
+    promptfoo renders each prompt with Nunjucks for every test; an unclosed `{{`, `{%` or `{#`,
+    or an `{% if %}` / `{% for %}` with no end, fails every test of the prompt at eval time.
+    Prompts written in the config are read in one pass (linear in their length); what
+    Nunjucks and Jinja spell differently (filters, its own tags) is not judged here.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["Answer {% if formal %}formally{% endif: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests:
+          - vars: {question: How long do refunds take?, formal: true}
+    Good (promptfooconfig.yaml):
+        prompts: ["Answer {% if formal %}formally{% endif %}: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests:
+          - vars: {question: How long do refunds take?, formal: true}
+    """
+    from evallint.parse.jinja import problems
+
+    for at, text in _inline_prompts(doc):
+        if "verbatim" in text:
+            continue  # Nunjucks' raw block, which the scanner does not know
+        for found in problems(text, frozenset()):
+            if "is never closed" in found.message:
+                placed = within(doc, at, text, found.start, found.end)
+                message = f"{found.message}: promptfoo cannot render this prompt"
+                yield Finding(at, message, within=placed.within)
