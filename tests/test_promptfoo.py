@@ -343,3 +343,20 @@ def test_an_unclosed_nunjucks_tag_in_a_prompt_is_found_at_its_column() -> None:
     # Nunjucks' own filters and tags are not judged.
     own = CONFIG.replace("{{question}}", "{{ question | nl2br }}{% elseif x %}")
     assert _at({"promptfooconfig.yaml": own}) == []
+
+
+def test_a_test_file_that_does_not_parse_is_an_error_on_the_line_naming_it() -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases/more.yaml")
+    broken = {**GIVEN, "cases/more.yaml": "- vars: {question: Can I return shoes?\n"}
+    diags = lint_files({**broken, "promptfooconfig.yaml": text})
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in diags] == [
+        ("promptfooconfig.yaml", 23, 5, "promptfoo-test-file")
+    ]
+    assert "cases/more.yaml does not parse (line 2, column 1:" in diags[0].message
+
+
+def test_a_csv_test_file_with_a_field_over_csvs_own_limit_is_read() -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
+    csv = "question,__expected\n" + "x" * 200_000 + ",contians:30 days\n"
+    diags = lint_files({**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv})
+    assert [(d.span.line, d.rule) for d in diags] == [(23, "promptfoo-csv-test")]

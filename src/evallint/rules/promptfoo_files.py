@@ -7,6 +7,7 @@ YAML and JSON test files for their tests, CSV test files for their `__expected` 
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,39 @@ def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
             if place in ctx.files and format_of(place) in ("yaml", "json", "jsonl"):
                 yield ref.pointer, place
+
+
+@rule("promptfoo-test-file", Severity.ERROR, kinds=KINDS, reads_files=True)
+def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A YAML or JSON test file the config names does not parse: promptfoo cannot load it.
+
+    promptfoo reads a test file's tests when it loads the config; a file that is not valid
+    YAML or JSON (or not UTF-8) fails the whole eval before any test runs. Reported on the
+    config's line that names the file, with the file's own line and column. The file is read,
+    never run.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests: file://broken.yaml
+    Given (broken.yaml):
+        - vars: {question: How long do refunds take?
+    Given (cases.yaml):
+        - vars: {question: How long do refunds take?}
+    Good (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        tests: file://cases.yaml
+    """
+    for at, place in _test_files(doc, ctx):
+        found = ctx.others.parsed(place) if ctx.others is not None else None
+        if found is None or isinstance(found, str) or found.ok:
+            continue  # absent or unreadable: missing-file's and path-outside-repo's
+        where = "".join(
+            f" (line {p.span.line}, column {p.span.column}: {p.message})"
+            for p in found.problems[:1]
+        )
+        yield Finding(at, f"{place} does not parse{where}: promptfoo cannot load its tests")
 
 
 @rule("promptfoo-empty-test", Severity.ERROR, kinds=KINDS, reads_files=True)
@@ -250,9 +284,11 @@ def _cell_type(cell: str) -> str | None:
 
 
 def _csv_findings(text: str, name: str) -> Iterator[str]:
-    import csv
     import io
 
+    # A field may be as long as the file (which is under max-file-size already); csv's own
+    # limit of 128 KiB is not promptfoo's.
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))
     for column in reader.fieldnames or ():
         key = column.strip()
@@ -315,7 +351,11 @@ def promptfoo_csv_test(doc: Document, ctx: Context) -> Iterator[Finding]:
         raw = ctx.others.raw(place[0]) if place and ctx.others is not None else None
         if isinstance(raw, bytes):
             text = raw.decode("utf-8", "replace")
-            for message in _csv_findings(text, place[0]):
+            try:
+                found = list(_csv_findings(text, place[0]))
+            except csv.Error as exc:  # a NUL byte: read here as nowhere else
+                found = [f"{place[0]} could not be read as CSV ({exc}); its cells were not checked"]
+            for message in found:
                 yield Finding(ref.pointer, message, group="promptfoo-csv-test")
 
 
