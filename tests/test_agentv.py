@@ -640,3 +640,42 @@ def test_a_broken_agentv_eval_yaml_is_still_a_suite() -> None:
     spec = "name: refunds\nevalcases:\n  - id: w\n    expected_outcome: Says 30.\n    input: Hi\n"
     report = lint(["EVAL.yaml"], DictSource({"EVAL.yaml": spec}), Config(), tree=["EVAL.yaml"])
     assert report.files_checked == 1
+
+
+NEXT_SCRIPTS = """\
+prompts: ["{{ input }}"]
+extensions:
+  - file://hooks.mjs:beforeAll
+  - file://hooks.mjs:afterAll
+tests: file://cases.py:make_cases
+"""
+SCRIPTS_GIVEN = {
+    "evals/cases.py": "def make_cases():\n    return []\n",
+    "evals/hooks.mjs": "export async function beforeAll() {}\n"
+    "export async function afterAll() {}\n",
+}
+
+
+def test_next_script_case_files_and_extensions_name_a_function_after_the_colon() -> None:
+    # AgentV 5 strips `:make_cases` after `.py` (case-file-loader.ts), so the script is found.
+    assert found("evals/x.eval.yaml", NEXT_SCRIPTS, given=SCRIPTS_GIVEN) == []
+    text = NEXT_SCRIPTS.replace("make_cases", "make_case").replace(":afterAll", ":afterEach")
+    assert found("evals/x.eval.yaml", text, given=SCRIPTS_GIVEN) == [
+        (4, 5, "agentv-function", "file://hooks.mjs:afterEach: evals/hooks.mjs never names "
+         "'afterEach'"),
+        (5, 8, "agentv-function", "file://cases.py:make_case: evals/cases.py defines no "
+         "'make_case'; did you mean 'make_cases'?"),
+    ]  # fmt: skip
+    gone = {"evals/cases.py": SCRIPTS_GIVEN["evals/cases.py"]}
+    assert [f[:3] for f in found("evals/x.eval.yaml", NEXT_SCRIPTS, given=gone)] == [
+        (3, 5, "missing-file"),
+        (4, 5, "missing-file"),
+    ]
+
+
+def test_agentv_4_reads_a_case_file_with_a_colon_literally() -> None:
+    # AgentV 4.42.4 has no `:function` suffix: `cases.py:make_cases` is a file of that name.
+    text = "tests: cases.py:make_cases\n"
+    assert [f[:3] for f in found("evals/x.eval.yaml", text, given=SCRIPTS_GIVEN)] == [
+        (1, 8, "missing-file")
+    ]

@@ -223,14 +223,48 @@ def _grader_files(graders: JSON, where: Pointer) -> Iterator[FileRef]:
                 yield from _grader_files(grader.get(key), (*where, i, key))
 
 
+# AgentV 5 reads `cases.py:make_cases` as a script and the function that returns its cases
+# (case-file-loader.ts parseDatasetFunctionReference); AgentV 4 has no such suffix.
+_SCRIPT_FUNCTION = re.compile(r"\.(?:mjs|cjs|js|py):([^/\\:]+)$", re.I)
+
+
+def _case_file(pointer: Pointer, text: str, scripts: bool) -> FileRef:
+    found = _SCRIPT_FUNCTION.search(text) if scripts else None
+    if found is None:
+        return FileRef(pointer, text)
+    return FileRef(pointer, text[: found.start(1) - 1], function=found.group(1))
+
+
+def _extensions(data: dict[str, JSON]) -> Iterator[FileRef]:
+    """AgentV 5's `extensions: [file://hooks.mjs:beforeAll]`: a module and the hook it exports,
+    resolved from the suite's folder (yaml-parser.ts parseExtensionString)."""
+    entries = data.get("extensions")
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, str) and entry.startswith("file://"):
+            cut = entry.rfind(":")
+            if cut > len("file://") and entry[cut + 1 :]:
+                yield FileRef(("extensions", i), entry[:cut], function=entry[cut + 1 :])
+
+
 def file_refs(data: JSON) -> Iterator[FileRef]:
     """Content-block files, judge prompt files and case files, resolved from the suite's folder."""
+    return _file_refs(data, scripts=False)
+
+
+def next_file_refs(data: JSON) -> Iterator[FileRef]:
+    """As `file_refs`, with AgentV 5's script case files (`cases.py:fn`) and extensions."""
+    if isinstance(data, dict):
+        yield from _extensions(data)
+    yield from _file_refs(data, scripts=True)
+
+
+def _file_refs(data: JSON, *, scripts: bool) -> Iterator[FileRef]:
     if not isinstance(data, dict):
         return
     key = "evalcases" if "evalcases" in data else "tests"
     tests = data.get(key)
     if isinstance(tests, str):
-        yield FileRef((key,), tests)
+        yield _case_file((key,), tests, scripts)
     yield from _message_files(data.get("input"), ("input",))
     execution = data.get("execution")
     if isinstance(execution, dict):
@@ -238,7 +272,7 @@ def file_refs(data: JSON) -> Iterator[FileRef]:
     yield from _grader_files(data.get("assertions"), ("assertions",))
     for i, case in enumerate(tests if isinstance(tests, list) else []):
         if isinstance(case, str):
-            yield FileRef((key, i), case)
+            yield _case_file((key, i), case, scripts)
             continue
         if not isinstance(case, dict):
             continue
@@ -285,7 +319,7 @@ def _kind(
         formats=_YAML,
         by_content=_is(name),
         case_ids=case_ids,
-        file_refs=file_refs,
+        file_refs=next_file_refs if name == "agentv-next" else file_refs,
         claim=claim,
         markers=markers,
     )

@@ -1,4 +1,5 @@
-"""AgentV rules beyond the schema: keys from another dialect, and rubric score ranges."""
+"""AgentV rules beyond the schema: keys from another dialect, rubric score ranges, and the
+functions script references name."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
-from evallint.kinds.base import items
+from evallint.kinds.base import candidates, items
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
+from evallint.rules.api import function_error
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
 
@@ -412,3 +414,31 @@ def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
         only = sole(name, sorted(known | custom))
         fix = Fix((*where, "type"), written, only) if only else None
         yield Finding((*where, "type"), f"unknown grader type {written!r}{tail}", fix=fix)
+
+
+@rule("agentv-function", Severity.ERROR, kinds=(agentv.NEXT,), reads_files=True)
+def agentv_function(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A script case file or extension that names a function its module does not have.
+
+    AgentV 5 calls the function after the colon: `tests: file://cases.py:make_cases` runs the
+    Python function for its cases, and `extensions: [file://hooks.mjs:beforeAll]` imports the
+    module's `beforeAll` export. A function that is not there fails the run before any test.
+    The module is parsed (Python) or searched (JavaScript), never run.
+
+    Bad (checkout.eval.yaml):
+        prompts: ["{{ input }}"]
+        tests: file://cases.py:make_case
+    Given (cases.py):
+        def make_cases():
+            return [{"id": "refund", "vars": {"input": "Refund policy?"}}]
+    Good (checkout.eval.yaml):
+        prompts: ["{{ input }}"]
+        tests: file://cases.py:make_cases
+    """
+    for ref in agentv.next_file_refs(doc.data):
+        if ref.function is None:
+            continue
+        found = [p for p in candidates(doc.path, ref, ctx.root_name) if p in ctx.files]
+        error = function_error(found[0], ref.function, ctx) if found else None
+        if error is not None:
+            yield Finding(ref.pointer, f"{ref.path}:{ref.function}: {error}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
@@ -18,6 +19,7 @@ from evallint.parse import Document, format_of, parse
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.records import record, replace
+from evallint.suggest import suggest
 from evallint.validation.keys import ObjectKeys, closed_check, walk_keys
 from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
@@ -222,3 +224,30 @@ class Context:
             for at, name, data in units
             for found in check(name, data)
         ]
+
+
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def function_error(module: str, name: str, ctx: Context) -> str | None:
+    """Why `name` is not in the script `module` (a project path), or None when it is or cannot
+    be told. Python is parsed; JavaScript and others are searched for the name as a word. Of a
+    dotted name (`Prompt.build`: a class's method) the first part is checked."""
+    name = name.partition(".")[0]
+    if ctx.others is None or module not in ctx.files:
+        return None  # a missing script is missing-file's
+    if module.endswith(".py"):
+        found = ctx.others.python(module)
+        if isinstance(found, str) or found.error is not None or found.dynamic is not None:
+            return None
+        if name in found.names:
+            return None
+        hint = suggest(name, found.names)
+        return f"{module} defines no {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
+    raw = ctx.others.raw(module)
+    if isinstance(raw, str) or not _WORD.fullmatch(name):
+        return None
+    text = raw.decode("utf-8", "replace")
+    if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text):
+        return None
+    return f"{module} never names {name!r}"

@@ -9,13 +9,12 @@ does not exist, a threshold off its assertion's scale.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
-from evallint.rules.api import held_keys
+from evallint.rules.api import function_error, held_keys
 from evallint.rules.base import rule
 from evallint.rules.promptfoo_files import refs_of
 from evallint.suggest import sole, suggest
@@ -271,33 +270,6 @@ def promptfoo_threshold_scale(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _function_error(module: str, name: str, ctx: Context) -> str | None:
-    """Why `name` is not in the script `module` (a project path), or None when it is or cannot
-    be told. Python is parsed; JavaScript and others are searched for the name as a word. Of a
-    dotted name (`Prompt.build`: a class's method) the first part is checked."""
-    name = name.partition(".")[0]
-    if ctx.others is None or module not in ctx.files:
-        return None  # a missing script is missing-file's
-    if module.endswith(".py"):
-        found = ctx.others.python(module)
-        if isinstance(found, str) or found.error is not None or found.dynamic is not None:
-            return None
-        if name in found.names:
-            return None
-        hint = suggest(name, found.names)
-        return f"{module} defines no {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
-    raw = ctx.others.raw(module)
-    if isinstance(raw, str) or not _WORD.fullmatch(name):
-        return None
-    text = raw.decode("utf-8", "replace")
-    if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text):
-        return None
-    return f"{module} never names {name!r}"
-
-
 @rule("promptfoo-function", Severity.ERROR, kinds=KINDS, reads_files=True)
 def promptfoo_function(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A `file://script.py:function` whose script has no such function.
@@ -332,6 +304,6 @@ def promptfoo_function(doc: Document, ctx: Context) -> Iterator[Finding]:
         if ref.function is None or ref.glob:
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
-            error = _function_error(place, ref.function, ctx)
+            error = function_error(place, ref.function, ctx)
             if error is not None:
                 yield Finding(ref.pointer, f"{ref.path}:{ref.function}: {error}")
