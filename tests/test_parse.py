@@ -297,3 +297,20 @@ def test_under_indented_flow_lines_that_libyaml_accepts_are_errors(
     got = [(p.span.line, p.span.column, p.rule) for p in loaded.problems]
     # The loader marks them; the reader makes them parse-errors but for a libyaml runner's kinds.
     assert got == ([] if where is None else [(*where, "flow-indent")])
+
+
+def test_a_json_key_repeated_with_the_same_value_is_a_warning() -> None:
+    from conftest import lint_files
+    from evallint.config import Config
+
+    text = '{"id": 1, "prompt": "p", "id": 1, "prompt": "q"}\n'
+    files = {"evals/evals.json": '{"skill_name": "s", "evals": [' + text.strip() + "]}\n"}
+    found = [(d.span.column, d.rule, d.severity.label) for d in lint_files(files)]
+    assert [f for f in found if f[1] == "duplicate-key"] == [
+        (56, "duplicate-key", "warning"),
+        (65, "duplicate-key", "error"),
+    ]
+    # A level the settings give the rule is the level of every such finding.
+    config = Config(severities={"duplicate-key": "error"})
+    strict = [d.severity.label for d in lint_files(files, config) if d.rule == "duplicate-key"]
+    assert strict == ["error", "error"]

@@ -153,6 +153,8 @@ def _check_document(
     for p in doc.problems if scope == "own" and part.problems else ():
         if p.rule in levels and p.rule not in off:
             level = run.level_in(entry.kind.name, p.rule, levels[p.rule])
+            if p.mild and p.rule not in ctx.config.severities:
+                level = min(level, Severity.WARNING)
             d = Diagnostic(doc.path, p.span, p.rule, level, p.message)
             if notes is None or not _silenced(notes, d, used):
                 out.append(_shifted(d, lines))

@@ -418,12 +418,9 @@ class _Walker:
             value_at = _skip(text, _skip(text, after_key) + 1)  # past the colon
             if key in seen:
                 line, first_at = seen[key]
+                same = self._value(first_at) == self._value(value_at)
                 self.problems.append(
-                    Problem(
-                        key_span,
-                        _duplicate(key, line, self._value(first_at) == self._value(value_at)),
-                        "duplicate-key",
-                    )
+                    Problem(key_span, _duplicate(key, line, same), "duplicate-key", mild=same)
                 )
             else:
                 seen[key] = (key_span.line, value_at)

@@ -98,6 +98,9 @@ class Problem:
     span: Span
     message: str
     rule: str = "parse-error"
+    # Harmless to every runner of the format (a JSON key repeated with the same value): at most
+    # a warning, unless the settings give the rule a level.
+    mild: bool = False
 
 
 @record

@@ -64,9 +64,10 @@ DUPLICATE_KEY = builtin(
     A key appears twice in one mapping.
 
     YAML loaders such as AgentV's reject the file; PyYAML and Python's json keep only the last
-    value, and for JSON the message says when both values are the same (harmless to those
-    loaders, still rejected by strict ones). Reported on the second key, naming the line of
-    the first.
+    value. In JSON, a key repeated with the same value reads the same to every runner evallint
+    checks for (Python's json, JavaScript's JSON.parse), so it is a warning that says so (strict
+    parsers still reject it); a different value is an error, since one of them is lost.
+    Reported on the second key, naming the line of the first.
 
     Bad (judges/accuracy.yaml):
         id: accuracy
