@@ -561,9 +561,9 @@ def test_next_dialect_types_promptfoo_has_but_agentv_does_not_support_yet() -> N
         (
             5,
             16,
-            "unknown-grader-type",
-            "grader type 'bleu' is a promptfoo type AgentV does not support yet (its validator "
-            "reports an error)",
+            "agentv-rejected",
+            "grader type 'bleu' is a promptfoo type AgentV 5 does not support yet; its "
+            "validator rejects it",
         )
     ]
 
@@ -679,3 +679,83 @@ def test_agentv_4_reads_a_case_file_with_a_colon_literally() -> None:
     assert [f[:3] for f in found("evals/x.eval.yaml", text, given=SCRIPTS_GIVEN)] == [
         (1, 8, "missing-file")
     ]
+
+
+def test_agentv_4_42_rejects_the_repo_keys_4_38_removed() -> None:
+    text = """\
+workspace:
+  repos:
+    - {path: app, source: {type: git, url: x}, checkout: {ref: main}}
+tests:
+  - id: a
+    criteria: c
+    input: hi
+    workspace:
+      repos:
+        - {path: app, repo: x, clone: {depth: 1}}
+"""
+    assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [
+        (3, 19, "agentv-rejected"),
+        (3, 48, "agentv-rejected"),
+        (10, 32, "agentv-rejected"),
+    ]
+    message = found("evals/x.eval.yaml", text)[0][3]
+    assert message == (
+        "workspace repo key 'source': AgentV 4.38 removed it and 4.42 rejects the file; name "
+        "the repository under 'repo'"
+    )
+
+
+NEXT_REJECTED = """\
+prompts: ["{{ q }}"]
+target: default
+evaluate_options:
+  repeat: {count: 3}
+workspace:
+  template: ./template
+environment:
+  type: host
+  workdir: .
+  services: [db]
+  setup: {command: [make], args: [x]}
+tests:
+  - vars: {q: hi}
+    input: hi
+    criteria: Polite.
+    assert:
+      - {type: rubrics, value: x}
+      - {type: llm_grader, prompt: x}
+      - {type: tool-trajectory, mode: any_order}
+  - vars: {q: hi}
+    workspace: ./ws.yaml
+    run: {repeat: 0}
+"""
+
+
+def test_agentv_5_rejects_what_it_removed_and_says_what_replaces_it() -> None:
+    assert [f[:3] for f in found("evals/x.eval.yaml", NEXT_REJECTED)] == [
+        (2, 1, "agentv-rejected"),  # target
+        (4, 11, "agentv-rejected"),  # repeat as an object
+        (6, 3, "agentv-rejected"),  # workspace.template
+        (10, 3, "agentv-rejected"),  # environment.services
+        (11, 28, "agentv-rejected"),  # environment.setup.args
+        (14, 5, "agentv-rejected"),  # a test's input
+        (15, 5, "agentv-rejected"),  # criteria beside assert
+        (17, 16, "agentv-rejected"),  # rubrics
+        (18, 16, "agentv-rejected"),  # llm_grader
+        (19, 16, "agentv-rejected"),  # tool-trajectory
+        (21, 16, "agentv-rejected"),  # workspace as a file
+        (22, 19, "agentv-rejected"),  # repeat 0
+    ]
+    messages = [f[3] for f in found("evals/x.eval.yaml", NEXT_REJECTED)]
+    assert messages[0] == "'target': AgentV 5 rejects it; use 'providers'"
+    assert messages[2] == (
+        "workspace.template: AgentV 5 rejects it; use environment.workdir and environment.setup"
+    )
+    assert messages[3] == (
+        "'services' is not a key of a host environment recipe; AgentV 5 takes env, setup, "
+        "type, workdir"
+    )
+    assert (
+        messages[7] == "grader type 'rubrics': AgentV 5 rejects it; use 'llm-rubric' with a value"
+    )

@@ -126,7 +126,12 @@ def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree
         "version-not-increased",
         "version-non-score-change",
     )
-    assert expand_rules(["agentv"]) == ("agentv-migration", "unknown-grader-type")
+    assert expand_rules(["agentv"]) == (
+        "agentv-migration",
+        "unknown-grader-type",
+        "agentv-function",
+        "agentv-rejected",
+    )
     assert "eee-checksum" in expand_rules(["eee"]) and "missing-file" not in expand_rules(["eee"])
     root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})
     _, out, _ = run("check", "--select", "yaml", cwd=root)

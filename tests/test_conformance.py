@@ -31,7 +31,7 @@ class Case:
     why: str  # the runner's verdict, and where it comes from
     stand_ins: tuple[str, ...] = ()  # files the repository has that the copy left out
     root_name: str = ""  # the folder name the root must have (site-root paths name it)
-    extra: Mapping[str, str] = field(default_factory=dict)
+    extra: Mapping[str, str] = field(default_factory=dict)  # a stand-in's text, where it matters
 
 
 CASES = [
@@ -71,9 +71,35 @@ CASES = [
     Case(
         (*AGENTV, "agentv"),
         "evals/agentv-self/agentv-self.eval.yaml",
-        [(18, 5, "agentv-migration"), (62, 5, "agentv-migration"), (95, 5, "agentv-migration")],
-        "AgentV 5.3.1-next.1 validate: \"Do not combine test-level 'criteria' with 'assert'\", an "
-        "error (eval-validator.ts), on AgentV's own suite",
+        [(9, 3, "agentv-rejected")] + [(n, 5, "agentv-rejected") for n in (18, 62, 95)],
+        'AgentV 5.3.1-next.1 validate: "workspace.hooks has been removed from public eval '
+        "YAML\" and \"Do not combine test-level 'criteria' with 'assert'\", errors "
+        "(eval-validator.ts), on AgentV's own suite",
+    ),
+    Case(
+        (*AGENTV, "agentv"),
+        "examples/showcase/cross-repo-sync/evals/suite.yaml",
+        [],
+        "AgentV 5 imports each extension module and calls the hook after the colon "
+        "(yaml-parser.ts parseExtensionString); the repository's scripts export beforeEach and "
+        "afterEach",
+        stand_ins=(
+            "examples/showcase/cross-repo-sync/scripts/setup.ts",
+            "examples/showcase/cross-repo-sync/scripts/reset.ts",
+        ),
+        extra={
+            "examples/showcase/cross-repo-sync/scripts/setup.ts": "export async function "
+            "beforeEach(context) {}\n",
+            "examples/showcase/cross-repo-sync/scripts/reset.ts": "export function "
+            "afterEach(context) {}\n",
+        },
+    ),
+    Case(
+        (*AGENTV, "agentv"),
+        "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml",
+        [(9, 5, "agentv-rejected")],
+        "AgentV 5.3.1-next.1 validate: \"Invalid 'evaluate_options.repeat' field (must be a "
+        'positive integer). The repeat object shape has been removed", an error',
     ),
     Case(
         ("corpus", "drupal", "agent-module-documentation"),
@@ -114,7 +140,7 @@ def _tree(case: Case, tmp: Path) -> Path:
     shutil.copytree(source, root)
     for rel in case.stand_ins:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text("")
+        (root / rel).write_text(case.extra.get(rel, ""))
     return root
 
 

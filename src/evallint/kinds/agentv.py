@@ -10,6 +10,7 @@ promptfoo configs look the same.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 
 from evallint.kinds.base import ContentTest, FileRef, Kind, PathTest, items, weighs_for
@@ -302,6 +303,21 @@ def graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, di
     if isinstance(execution, dict):
         for i, grader in items(execution, "evaluators"):
             yield (*where, "execution", "evaluators", i), grader
+
+
+def all_graders(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    """Every grader of a suite: the suite's own, each case's, and the children of groups."""
+    todo: deque[tuple[Pointer, dict[str, JSON]]] = deque()
+    if isinstance(data, dict):
+        todo += graders(data, ())
+    list_key, cases = case_list(data)
+    for i, case in cases:
+        todo += graders(case, (list_key, i))
+    while todo:
+        where, grader = todo.popleft()
+        yield where, grader
+        for key in ("assert", "assertions"):
+            todo += (((*where, key, j), child) for j, child in items(grader, key))
 
 
 def _kind(

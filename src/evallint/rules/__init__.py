@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from evallint.rules import (
     agentv,
+    agentv_rejected,
     cases,
     checks,
     datasets,
@@ -40,6 +41,7 @@ FAMILIES = (
     cases,
     files,
     agentv,
+    agentv_rejected,
     eee,
     eee_prose,
     hf,

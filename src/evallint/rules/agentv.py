@@ -4,14 +4,14 @@ functions script references name."""
 from __future__ import annotations
 
 import functools
-from collections import deque
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
-from evallint.kinds.base import candidates, items
+from evallint.kinds.base import candidates
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
+from evallint.rules.agentv_rejected import REPLACED_TYPES
 from evallint.rules.api import function_error
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
@@ -88,19 +88,11 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
         },
         "type": {"code_judge": "'code'"},
     },
+    # What AgentV 5 rejects outright is agentv-rejected's (an error), not a hint here.
     agentv.NEXT.name: {
-        "root": {"evalcases": "'tests'", "assertions": "'assert' (the v5 name)"},
-        "case": {
-            "assertions": "'assert' (the v5 name)",
-            "input": "'vars.input'",
-            "expected_output": "'vars.expected_output'",
-        },
-        "type": {
-            "llm-grader": "'llm-rubric'",
-            "code-grader": "'script'",
-            "composite": "'assert-set'",
-            "rubrics": "'llm-rubric' with a value",
-        },
+        "root": {"assertions": "'assert' (the v5 name)"},
+        "case": {"assertions": "'assert' (the v5 name)"},
+        "type": {"code-grader": "'script'"},
     },
 }
 
@@ -146,7 +138,7 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
     yield from _case_migrations(doc.data, ctx, table, read)
     # Every grader, as unknown-grader-type sees them: the suite's own and group members too.
-    for at, grader in _all_graders(doc):
+    for at, grader in agentv.all_graders(doc.data):
         kind = grader.get("type")
         if isinstance(kind, str) and kind in table.get("type", {}):
             hint = table["type"][kind]
@@ -180,14 +172,6 @@ def _case_migrations(
                     else f"{key!r} is not read in this dialect; use {hint}",
                     on_key=True,
                 )
-        if ctx.kind.name == agentv.NEXT.name and "criteria" in case and "assert" in case:
-            yield Finding(
-                (*where, "criteria"),
-                "'criteria' beside 'assert' is an error in "
-                "AgentV 5; state it as an 'llm-rubric' in "
-                "'assert'",
-                on_key=True,
-            )
 
 
 def _deprecated(what: str, hint: str) -> str:
@@ -319,21 +303,6 @@ def score_ranges(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield Finding(where, message, on_key=on_key)
 
 
-def _all_graders(doc: Document) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
-    """Every grader of a suite: the suite's own, each case's, and the children of groups."""
-    todo: deque[tuple[Pointer, dict[str, JSON]]] = deque()
-    if isinstance(doc.data, dict):
-        todo += agentv.graders(doc.data, ())
-    list_key, cases = agentv.case_list(doc.data)
-    for i, case in cases:
-        todo += agentv.graders(case, (list_key, i))
-    while todo:
-        where, grader = todo.popleft()
-        yield where, grader
-        for key in ("assert", "assertions"):
-            todo += (((*where, key, j), child) for j, child in items(grader, key))
-
-
 @functools.lru_cache(maxsize=2)
 def _assertion_files(files: frozenset[str]) -> Mapping[str, frozenset[str]]:
     """`.agentv/assertions/` folder -> the custom assertion types it defines, once per run."""
@@ -391,20 +360,17 @@ def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     renamed = _RENAMES.get(ctx.kind.name, {}).get("type", {})
     custom: frozenset[str] | None = None
-    for where, grader in _all_graders(doc):
+    for where, grader in agentv.all_graders(doc.data):
         written = grader.get("type")
         if not isinstance(written, str) or written in renamed:
             continue
         name = agentv.grader_type(ctx.kind.name, written)
         if name in known or name in renamed:
             continue
-        if ctx.kind.name == agentv.NEXT.name and name in agentv.UNSUPPORTED:
-            yield Finding(
-                (*where, "type"),
-                f"grader type {written!r} is a promptfoo type AgentV does not support yet "
-                "(its validator reports an error)",
-            )
-            continue
+        if ctx.kind.name == agentv.NEXT.name and (
+            name in agentv.UNSUPPORTED or written.replace("_", "-") in REPLACED_TYPES
+        ):
+            continue  # AgentV 5 rejects it: agentv-rejected says so, as an error
         if custom is None:
             custom = _custom_types(doc, ctx)
         if name in custom:
