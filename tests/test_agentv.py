@@ -759,3 +759,28 @@ def test_agentv_5_rejects_what_it_removed_and_says_what_replaces_it() -> None:
     assert (
         messages[7] == "grader type 'rubrics': AgentV 5 rejects it; use 'llm-rubric' with a value"
     )
+
+
+def test_agentv_4_checks_the_workspace_template_and_the_scripts_hooks_run() -> None:
+    # AgentV 4.42 validate: "Template path not found", "Hook script not found"
+    # (workspace-path-validator.ts); an argument is a file when it starts with ./ or ../ or
+    # ends in a script extension, resolved from the hook's cwd.
+    text = """\
+workspace:
+  template: ../workspace-template
+  hooks:
+    before_all:
+      command: [bash, -c, ./setup.sh, "{{workspace_path}}/x.sh", /usr/bin/env.sh]
+    after_each:
+      cwd: ../scripts
+      command: [node, reset.mjs]
+tests:
+  - {id: a, criteria: c, input: hi}
+"""
+    assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [
+        (2, 13, "missing-file"),
+        (5, 27, "missing-file"),
+        (8, 23, "missing-file"),
+    ]
+    given = {"workspace-template/README.md": "", "evals/setup.sh": "", "scripts/reset.mjs": ""}
+    assert found("evals/x.eval.yaml", text, given=given) == []

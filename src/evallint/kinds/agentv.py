@@ -9,6 +9,7 @@ promptfoo configs look the same.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import deque
 from collections.abc import Iterator
@@ -247,9 +248,56 @@ def _extensions(data: dict[str, JSON]) -> Iterator[FileRef]:
                 yield FileRef(("extensions", i), entry[:cut], function=entry[cut + 1 :])
 
 
+# What AgentV 4.42 takes for a file in a hook's command (workspace-path-validator.ts).
+_HOOK_SCRIPTS = (".mjs", ".cjs", ".js", ".ts", ".sh", ".bash", ".zsh", ".py", ".rb", ".pl")
+_HOOKS = ("before_all", "before_each", "after_each", "after_all")
+
+
+def _workspace_files(data: dict[str, JSON]) -> Iterator[FileRef]:
+    """AgentV 4's `workspace.template` and the scripts its hooks run: the validator refuses a
+    suite whose template or script is not there. A hook's files are resolved from its `cwd`
+    (itself from the suite's folder); a templated (`{{workspace_path}}/...`) or absolute path
+    is left alone."""
+    workspace = data.get("workspace")
+    if not isinstance(workspace, dict):
+        return
+    template = workspace.get("template")
+    if isinstance(template, str) and _plain(template):
+        yield FileRef(("workspace", "template"), template)
+    hooks = workspace.get("hooks")
+    for name in _HOOKS if isinstance(hooks, dict) else ():
+        hook = hooks.get(name)  # type: ignore[union-attr]
+        if not isinstance(hook, dict):
+            continue
+        cwd = hook.get("cwd")
+        if cwd is not None and not (isinstance(cwd, str) and _plain(cwd)):
+            continue
+        key = "command" if "command" in hook else "script"
+        command = hook.get(key)
+        for i, arg in enumerate(command if isinstance(command, list) else []):
+            if isinstance(arg, str) and _plain(arg) and _script_like(arg):
+                path = posixpath.normpath(posixpath.join(cwd, arg)) if cwd else arg
+                yield FileRef(("workspace", "hooks", name, key, i), path)
+
+
+def _plain(path: str) -> bool:
+    return bool(path) and "{{" not in path and not path.startswith("/")
+
+
+def _script_like(arg: str) -> bool:
+    return arg.startswith(("./", "../")) or arg.endswith(_HOOK_SCRIPTS)
+
+
 def file_refs(data: JSON) -> Iterator[FileRef]:
     """Content-block files, judge prompt files and case files, resolved from the suite's folder."""
     return _file_refs(data, scripts=False)
+
+
+def v4_file_refs(data: JSON) -> Iterator[FileRef]:
+    """As `file_refs`, with the workspace template and hook scripts AgentV 4.42 checks."""
+    if isinstance(data, dict):
+        yield from _workspace_files(data)
+    yield from _file_refs(data, scripts=False)
 
 
 def next_file_refs(data: JSON) -> Iterator[FileRef]:
@@ -305,6 +353,9 @@ def graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, di
             yield (*where, "execution", "evaluators", i), grader
 
 
+_REFS = {"agentv-v4": v4_file_refs, "agentv-next": next_file_refs}
+
+
 def all_graders(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
     """Every grader of a suite: the suite's own, each case's, and the children of groups."""
     todo: deque[tuple[Pointer, dict[str, JSON]]] = deque()
@@ -335,7 +386,7 @@ def _kind(
         formats=_YAML,
         by_content=_is(name),
         case_ids=case_ids,
-        file_refs=next_file_refs if name == "agentv-next" else file_refs,
+        file_refs=_REFS.get(name, file_refs),
         claim=claim,
         markers=markers,
     )
