@@ -777,10 +777,17 @@ workspace:
 tests:
   - {id: a, criteria: c, input: hi}
 """
+    # AgentV 4 runs `{{workspace_path}}/x.sh` literally: no such file (4.42.4 validate says so).
     assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [
         (2, 13, "missing-file"),
         (5, 27, "missing-file"),
+        (5, 39, "missing-file"),
         (8, 23, "missing-file"),
     ]
-    given = {"workspace-template/README.md": "", "evals/setup.sh": "", "scripts/reset.mjs": ""}
+    given = {
+        "workspace-template/README.md": "",
+        "evals/setup.sh": "",
+        "evals/{{workspace_path}}/x.sh": "",
+        "scripts/reset.mjs": "",
+    }
     assert found("evals/x.eval.yaml", text, given=given) == []

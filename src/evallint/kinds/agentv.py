@@ -256,8 +256,8 @@ _HOOKS = ("before_all", "before_each", "after_each", "after_all")
 def _workspace_files(data: dict[str, JSON]) -> Iterator[FileRef]:
     """AgentV 4's `workspace.template` and the scripts its hooks run: the validator refuses a
     suite whose template or script is not there. A hook's files are resolved from its `cwd`
-    (itself from the suite's folder); a templated (`{{workspace_path}}/...`) or absolute path
-    is left alone."""
+    (itself from the suite's folder), literally as AgentV 4 runs them (it fills no
+    `{{workspace_path}}` there); an absolute path lies outside the project."""
     workspace = data.get("workspace")
     if not isinstance(workspace, dict):
         return
@@ -281,7 +281,7 @@ def _workspace_files(data: dict[str, JSON]) -> Iterator[FileRef]:
 
 
 def _plain(path: str) -> bool:
-    return bool(path) and "{{" not in path and not path.startswith("/")
+    return bool(path) and not path.startswith("/")
 
 
 def _script_like(arg: str) -> bool:
