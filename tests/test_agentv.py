@@ -791,3 +791,10 @@ tests:
         "scripts/reset.mjs": "",
     }
     assert found("evals/x.eval.yaml", text, given=given) == []
+
+
+def test_agentv_4_checks_a_shared_workspace_file_exists() -> None:
+    # 4.42.4: "Failed to load external workspace file" (eval-validator.ts), an error.
+    text = "workspace: ../workspace.yaml\ntests:\n  - {id: a, criteria: c, input: hi}\n"
+    assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [(1, 12, "missing-file")]
+    assert found("evals/x.eval.yaml", text, given={"workspace.yaml": "template: t\n"}) == []

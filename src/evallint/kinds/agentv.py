@@ -259,6 +259,8 @@ def _workspace_files(data: dict[str, JSON]) -> Iterator[FileRef]:
     (itself from the suite's folder), literally as AgentV 4 runs them (it fills no
     `{{workspace_path}}` there); an absolute path lies outside the project."""
     workspace = data.get("workspace")
+    if isinstance(workspace, str) and _plain(workspace):
+        yield FileRef(("workspace",), workspace)  # a shared workspace file
     if not isinstance(workspace, dict):
         return
     template = workspace.get("template")
