@@ -162,7 +162,7 @@ def test_agentv_4_42_validate_and_evallint_agree(tmp_path: Path) -> None:
             disagree.append((path, rejected, ours.get(path, [])))
     assert disagree == []
     assert len(theirs) >= 100 + len(PLANTED)
-    for name, _, rejected, rules in PLANTED:
+    for name, _, refused, rules in PLANTED:
         path = f"planted/{name}.eval.yaml"
-        assert bool(theirs[path]) == rejected, (path, theirs[path])
+        assert bool(theirs[path]) == refused, (path, theirs[path])
         assert sorted({rule for _, rule in ours.get(path, [])}) == sorted(rules), path
