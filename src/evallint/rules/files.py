@@ -76,7 +76,7 @@ def missing_file(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"{look.ref.path!r} lies under {look.inside!r}, a symlink that leads outside the "
                 "repository; it is not followed",
             )
-        elif look.found is None and not look.beside and look.inside is None:
+        elif look.found is None and not look.beside and look.inside is None and not look.hidden:
             what = "matches no file" if look.ref.glob else "does not exist"
             tail = f": {look.ref.note}" if look.ref.note else ""
             yield Finding(
@@ -97,6 +97,9 @@ class Lookup:
     # listing: a submodule, or a symlink to a folder. The runner may find the file there;
     # the listing cannot say.
     inside: str | None = None
+    # Not found, and a place it would look lies in a hidden folder of which the listing holds
+    # no file: a walk outside git does not read hidden folders, so the file may be there.
+    hidden: str | None = None
 
 
 def _lookups(doc: Document, ctx: Context) -> list[Lookup]:
@@ -118,7 +121,8 @@ def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
                 break
         beside = found is None and bool(tried) and _beside(ref, tried, ctx)
         inside = _opaque(tried, files) if found is None and not beside else None
-        out.append(Lookup(ref, tried, found, beside, inside))
+        hidden = _unwalked(tried, folders) if found is None and not beside and not inside else None
+        out.append(Lookup(ref, tried, found, beside, inside, hidden))
     return out
 
 
@@ -186,6 +190,19 @@ def _opaque(tried: list[str], files: frozenset[str]) -> str | None:
     return None
 
 
+def _unwalked(tried: list[str], folders: frozenset[str]) -> str | None:
+    """The first hidden folder (`.agents`) one of `tried` lies in that holds no listed file."""
+    for place in tried:
+        parts = place.split("/")[:-1]
+        for n, part in enumerate(parts):
+            if part.startswith(".") and part not in (".", ".."):
+                hidden = "/".join(parts[: n + 1])
+                if hidden not in folders:
+                    return hidden
+                break
+    return None
+
+
 def _listed(tried: list[str]) -> str:
     return tried[0] if len(tried) == 1 else ", ".join(tried[:-1]) + f" and {tried[-1]}"
 
@@ -239,4 +256,11 @@ def file_not_checked(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"{look.ref.path!r} lies under {look.inside!r}, which the listing holds as one "
                 "entry, not as a folder of files (as it holds a submodule, or a symlink to a "
                 "folder), so it was not checked",
+            )
+        elif look.hidden is not None:
+            yield Finding(
+                look.ref.pointer,
+                f"{look.ref.path!r} lies in {look.hidden!r}, a hidden folder of which the "
+                "listing holds no file (outside git, hidden folders are not walked), so it was "
+                "not checked",
             )
