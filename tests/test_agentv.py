@@ -798,3 +798,15 @@ def test_agentv_4_checks_a_shared_workspace_file_exists() -> None:
     text = "workspace: ../workspace.yaml\ntests:\n  - {id: a, criteria: c, input: hi}\n"
     assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [(1, 12, "missing-file")]
     assert found("evals/x.eval.yaml", text, given={"workspace.yaml": "template: t\n"}) == []
+
+
+def test_a_file_in_a_hidden_folder_the_listing_lacks_is_not_called_missing() -> None:
+    # Outside git the walk skips hidden folders: `.hooks/x.sh` may be there (a note, not an
+    # error); a hidden folder the listing does hold is looked in.
+    text = "workspace:\n  hooks:\n    before_all:\n      command: [bash, .hooks/x.sh]\n"
+    text += "tests:\n  - {id: a, criteria: c, input: hi}\n"
+    assert [f[:3] for f in found("evals/x.eval.yaml", text)] == [(4, 23, "file-not-checked")]
+    given = {"evals/.hooks/y.sh": ""}
+    assert [f[:3] for f in found("evals/x.eval.yaml", text, given=given)] == [
+        (4, 23, "missing-file")
+    ]

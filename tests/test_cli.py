@@ -131,6 +131,7 @@ def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree
         "unknown-grader-type",
         "agentv-function",
         "agentv-rejected",
+        "agentv-case-file",
     )
     assert "eee-checksum" in expand_rules(["eee"]) and "missing-file" not in expand_rules(["eee"])
     root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})

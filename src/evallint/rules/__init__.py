@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from evallint.rules import (
     agentv,
+    agentv_cases,
     agentv_rejected,
     cases,
     checks,
@@ -42,6 +43,7 @@ FAMILIES = (
     files,
     agentv,
     agentv_rejected,
+    agentv_cases,
     eee,
     eee_prose,
     hf,

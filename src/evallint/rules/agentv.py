@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from evallint.kinds import agentv
+from evallint.kinds import agentv, agentv_files
 from evallint.kinds.base import candidates
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.agentv_rejected import REPLACED_TYPES
@@ -401,7 +401,7 @@ def agentv_function(doc: Document, ctx: Context) -> Iterator[Finding]:
         prompts: ["{{ input }}"]
         tests: file://cases.py:make_cases
     """
-    for ref in agentv.next_file_refs(doc.data):
+    for ref in agentv_files.next_file_refs(doc.data):
         if ref.function is None:
             continue
         found = [p for p in candidates(doc.path, ref, ctx.root_name) if p in ctx.files]

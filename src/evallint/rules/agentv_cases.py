@@ -1,0 +1,144 @@
+"""The case files AgentV suites name (`tests: ./cases.yaml`, `./dataset.jsonl`, `./cases/`):
+loaded as AgentV loads them, and each case checked as the suite's own would be, in the case
+file, at its line. AgentV 4.42.4 and 5.3.1-next.1: case-file-loader.ts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.kinds import agentv
+from evallint.kinds.base import FileRef, candidates
+from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.rules.base import rule
+from evallint.suggest import suggest
+from evallint.validation.keys import walk_keys
+from evallint.validation.schemas import validate
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.rules.api import Context
+
+# The case files each dialect's loader reads (scripts and CSV are read otherwise, or not here).
+_READ = {agentv.V4.name: (".yaml", ".yml", ".jsonl"), agentv.NEXT.name: (".yaml", ".yml", ".jsonl")}
+_LOADS = {agentv.V4.name: (".yaml", ".yml", ".jsonl")}  # what else AgentV 4 refuses to load
+_FOLDER_CASE = ("case.yaml", "case.yml")  # a folder of cases: one per subfolder
+
+
+@rule("agentv-case-file", Severity.ERROR, kinds=(agentv.V4, agentv.NEXT), reads_files=True)
+def agentv_case_file(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A case file a suite names that AgentV cannot load, or a case in it AgentV refuses.
+
+    A suite may keep its cases in another file (`tests: ./cases.yaml`, `./dataset.jsonl`) or a
+    folder of `<case>/case.yaml` files. AgentV loads them when the suite runs: a file that does
+    not parse, a YAML file that is not a list of cases, or a JSONL line that is not an object
+    stops the run; a case is then read as the suite's own. Each case is checked here against
+    the suite's dialect (its keys, their types, a misspelt key), at its line in the case file;
+    a case without an `id` is one AgentV skips.
+
+    Bad (evals/cases.yaml):
+        - idd: refund-window
+          criteria: Mentions the 30-day window.
+          input: How long do refunds take?
+    Given (evals/refunds.eval.yaml):
+        tests: ./cases.yaml
+    Good (evals/cases.yaml):
+        - id: refund-window
+          criteria: Mentions the 30-day window.
+          input: How long do refunds take?
+    """
+    reads = _READ.get(ctx.kind.name, ())
+    for ref in _case_refs(doc, ctx):
+        for path in _case_paths(doc.path, ref, ctx):
+            if not path.lower().endswith(reads):
+                loads = _LOADS.get(ctx.kind.name)
+                if loads and "/" not in path.rpartition(".")[2]:
+                    tail = path.rpartition(".")[2]
+                    yield Finding(
+                        ref.pointer,
+                        f"AgentV 4 loads case files in YAML or JSONL, not .{tail}",
+                    )
+                continue
+            yield from _check_file(path, ref, ctx)
+
+
+def _case_refs(doc: Document, ctx: Context) -> Iterator[FileRef]:
+    """The suite's references to case files: `tests` as a path, or a path among its tests."""
+    if ctx.kind.file_refs is None:
+        return
+    for ref in ctx.kind.file_refs(doc.data):
+        case = ref.pointer[:1] == ("tests",) and len(ref.pointer) <= 2
+        if case and not ref.function and not ref.glob:
+            yield ref
+
+
+def _case_paths(doc_path: str, ref: FileRef, ctx: Context) -> list[str]:
+    """The files the reference loads: the file, or each subfolder's case.yaml of a folder."""
+    for place in candidates(doc_path, ref, ctx.root_name):
+        if place in ctx.files:
+            return [place]
+        folder = place.rstrip("/") + "/"
+        inside = sorted(
+            f
+            for f in ctx.files
+            if f.startswith(folder)
+            and f[len(folder) :].count("/") == 1
+            and f.rpartition("/")[2] in _FOLDER_CASE
+        )
+        if inside:
+            return inside
+    return []  # nowhere: missing-file says so
+
+
+def _check_file(path: str, ref: FileRef, ctx: Context) -> Iterator[Finding]:
+    assert ctx.others is not None  # the rule reads files
+    found = ctx.others.parsed(path)
+    if isinstance(found, str):
+        yield Finding(ref.pointer, f"case file {path} cannot be read: {found}")
+        return
+    broken = [p for p in found.problems if p.rule == "parse-error"]
+    if not found.ok or broken:
+        first = broken[0] if broken else found.problems[0]
+        yield Finding(
+            ref.pointer,
+            f"case file {path} does not load: line {first.span.line}: {first.message}",
+        )
+        return
+    one = path.rpartition("/")[2] in _FOLDER_CASE
+    cases = [found.data] if one else found.data
+    if not isinstance(cases, list):
+        yield Finding((), "a case file holds a list of cases; AgentV refuses anything else",
+                      path=path)  # fmt: skip
+        return
+    yield from _check_cases(path, cases, one, ctx)
+
+
+def _check_cases(path: str, cases: list[JSON], one: bool, ctx: Context) -> Iterator[Finding]:
+    def at(pointer: Pointer) -> Pointer:
+        return pointer[1:] if one else pointer  # a folder's case.yaml is the case itself
+
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict):
+            yield Finding(at((i,)), "a case is a mapping; AgentV refuses the file", path=path)
+        elif "id" not in case and not one:
+            yield Finding(at((i,)), "this case has no 'id': AgentV skips it", path=path)
+    schema = ctx.kind.schema
+    if schema is None:
+        return
+    wrapped: JSON = {"tests": cases}
+    for error in validate(schema, wrapped, ctx.engines):
+        if error.pointer[:1] == ("tests",) and len(error.pointer) > 1:
+            yield Finding(at(error.pointer[1:]), error.message, path=path)
+    for obj in walk_keys(schema, wrapped):
+        if obj.pointer[:1] != ("tests",) or len(obj.pointer) < 2:
+            continue
+        for key in obj.unknown:
+            hint = suggest(key, sorted(obj.known))
+            if hint:
+                yield Finding(
+                    at((*obj.pointer[1:], key)),
+                    f"unknown key {key!r}; did you mean {hint!r}?",
+                    on_key=True,
+                    path=path,
+                )
