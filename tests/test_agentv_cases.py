@@ -99,3 +99,13 @@ def test_a_change_to_a_case_file_alone_checks_it_through_its_suite(tmp_path: Pat
     assert [(d.path, d.span.line, d.rule) for d in diff.diagnostics] == expected
     named = evallint.api.check(["evals/cases.yaml"], cwd=repo.root, cache=False)
     assert [(d.path, d.span.line, d.rule) for d in named.diagnostics] == expected
+
+
+def test_a_case_file_that_leads_out_is_reported_once(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write({"evals/x.eval.yaml": SUITE})
+    (repo.root / "evals" / "cases.yaml").symlink_to("/etc/hostname")
+    report = evallint.api.check(cwd=repo.root, cache=False)
+    assert [(d.path, d.span.line, d.rule) for d in report.diagnostics] == [
+        ("evals/x.eval.yaml", 1, "missing-file")
+    ]

@@ -77,7 +77,7 @@ def _case_paths(doc_path: str, ref: FileRef, ctx: Context) -> list[str]:
     """The files the reference loads: the file, or each subfolder's case.yaml of a folder."""
     for place in candidates(doc_path, ref, ctx.root_name):
         if place in ctx.files:
-            return [place]
+            return [] if ctx.outside(place) else [place]  # a link out is missing-file's
         folder = place.rstrip("/") + "/"
         inside = sorted(
             f
