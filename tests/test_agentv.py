@@ -810,3 +810,33 @@ def test_a_file_in_a_hidden_folder_the_listing_lacks_is_not_called_missing() -> 
     assert [f[:3] for f in found("evals/x.eval.yaml", text, given=given)] == [
         (4, 23, "missing-file")
     ]
+
+
+def test_older_dialects_check_evaluator_types_against_their_runners() -> None:
+    """AgentV 0.10-1.x (agentv-eval-v2) and 2.x (agentevals) skip an evaluator of a type they
+    do not know, with a warning; AgentV 1.6.1 reads `code_judge` beside `outcome`."""
+    v2 = """\
+$schema: agentv-eval-v2
+evalcases:
+  - id: a
+    outcome: Polite.
+    input_messages: [{role: user, content: hi}]
+    execution:
+      evaluators:
+        - {name: j, type: llm_jugde}
+        - {name: c, type: code_judge, script: x.py}
+"""
+    assert found("evals/x.yaml", v2) == [
+        (8, 27, "unknown-grader-type", "unknown grader type 'llm_jugde'; did you mean 'llm_judge'?")
+    ]
+    spec = """\
+name: spec-suite
+evalcases:
+  - id: a
+    expected_outcome: Polite.
+    input: hi
+    execution:
+      evaluators:
+        - {name: t, type: tool_trajectry}
+"""
+    assert [f[:3] for f in found("evals/EVAL.yaml", spec)] == [(8, 27, "unknown-grader-type")]

@@ -344,7 +344,23 @@ UNSUPPORTED = frozenset(
         "word-count",
     }
 )  # fmt: skip
-GRADER_TYPES: dict[str, frozenset[str]] = {V4.name: _V4_TYPES, NEXT.name: _NEXT_TYPES}
+# The older dialects' evaluator types, as written (no `_` → `-`): AgentV skips any other with
+# a warning ("Skipping evaluator with invalid name/type"). agentv-eval-v2 suites ran on AgentV
+# 0.10 (types.ts: code, llm_judge) and 1.x (1.6.1 adds code_judge, rubric, composite,
+# tool_trajectory); agentevals suites on AgentV 2.x (2.6.1's list), whose spec names the same.
+_V2_TYPES = frozenset({"code", "llm_judge", "code_judge", "rubric", "composite", "tool_trajectory"})
+_SPEC_TYPES_RUN = frozenset(
+    {
+        "code_judge", "llm_judge", "rubric", "composite", "tool_trajectory", "field_accuracy",
+        "latency", "cost", "token_usage", "execution_metrics",
+    }
+)  # fmt: skip
+GRADER_TYPES: dict[str, frozenset[str]] = {
+    V2.name: _V2_TYPES,
+    SPEC.name: _SPEC_TYPES_RUN,
+    V4.name: _V4_TYPES,
+    NEXT.name: _NEXT_TYPES,
+}
 CUSTOM_ASSERTIONS = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")  # .agentv/assertions/<type>.*
 
 

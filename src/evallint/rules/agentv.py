@@ -86,7 +86,7 @@ _RENAMES: Mapping[str, Mapping[str, Mapping[str, str]]] = {
             "input": "'input_messages'",
             "expected_output": "'expected_messages'",
         },
-        "type": {"code_judge": "'code'"},
+        # AgentV 1.x read `code_judge` beside `outcome` and `input_messages`: no hint here.
     },
     # What AgentV 5 rejects outright is agentv-rejected's (an error), not a hint here.
     agentv.NEXT.name: {
@@ -328,15 +328,17 @@ def _custom_types(doc: Document, ctx: Context) -> frozenset[str]:
         here = here.rpartition("/")[0]
 
 
-@rule("unknown-grader-type", Severity.WARNING, kinds=(agentv.V4, agentv.NEXT), fixable=True)
+@rule("unknown-grader-type", Severity.WARNING, kinds=agentv.SUITES, fixable=True)
 def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A grader's `type` is none the dialect's runner knows (a misspelling, most often).
 
-    AgentV warns "Unknown assertion type" and the grader does not run as meant. The known types
-    are those of AgentV 4.42.4 (`code-grader`, `contains-any`, ...; snake_case is read as
-    kebab-case) and of its next dialect (`llm-rubric`, `script`, ...; any with a `not-` prefix),
-    plus custom assertions in an `.agentv/assertions/` folder above the suite. Types from
-    another dialect get `agentv-migration` instead.
+    AgentV warns "Unknown assertion type" and the grader does not run as meant; the older
+    AgentV releases skip such an evaluator ("Skipping evaluator with invalid name/type"). The
+    known types are each dialect's runner's: AgentV 4.42.4 (`code-grader`, `contains-any`, ...;
+    snake_case is read as kebab-case), its next dialect (`llm-rubric`, `script`, ...; any with a
+    `not-` prefix), AgentV 2.x for agentevals suites and 0.10 to 1.x for agentv-eval-v2 ones
+    (`llm_judge`, `code_judge`, ...), plus custom assertions in an `.agentv/assertions/` folder
+    above the suite. Types from another dialect get `agentv-migration` instead.
 
     Bad (evals/refunds.eval.yaml):
         tests:
