@@ -218,6 +218,13 @@ tests:
     # A prompt without file:// is inline text to AgentV 4 (grader-parser.ts), never a file.
     assert found("evals/x.eval.yaml", text) == [
         (
+            5,
+            36,
+            "agentv-prompt-path",
+            "AgentV 4 sends the text 'prompts/judge.md' itself as the judge's prompt (only "
+            "file:// names a file); write 'file://prompts/judge.md' to read the file",
+        ),
+        (
             7,
             5,
             "missing-file",
@@ -535,11 +542,12 @@ tests:
 def test_the_specs_current_shape_is_the_spec_without_migration_hints() -> None:
     """agentevals.io's eval-format page (61ec10d): `name`, `tests` with `criteria`, and
     `assert` lists of snake_case judges, at the suite and in a test."""
-    assert found("evals/EVAL.yaml", SPEC_NOW) == []
+    judge = {"evals/prompts/correctness.md": "Is the answer correct?"}
+    assert found("evals/EVAL.yaml", SPEC_NOW, given=judge) == []
     text = SPEC_NOW.replace("    criteria: Identifies the loop condition bug.\n", "").replace(
         "    assert:\n", "    assertions:\n"
     )
-    assert found("evals/EVAL.yaml", text) == [
+    assert found("evals/EVAL.yaml", text, given=judge) == [
         (8, 5, "schema-violation", "missing required key 'criteria'"),
         (
             10,
@@ -840,3 +848,24 @@ evalcases:
         - {name: t, type: tool_trajectry}
 """
     assert [f[:3] for f in found("evals/EVAL.yaml", spec)] == [(8, 27, "unknown-grader-type")]
+
+
+def test_a_bare_prompt_path_is_read_by_agentv_2_only_when_found() -> None:
+    """AgentV 0.10 to 2.x read `prompt: prompts/judge.md` as a file when they find it, from
+    the suite's folder up; otherwise they send the path's text as the prompt (evaluator-parser.ts
+    "Inline prompt used ... (file not found)")."""
+    text = SPEC_NOW.replace("./prompts/correctness.md", "prompts/corectness.md")
+    assert found("evals/EVAL.yaml", text, given={"prompts/correctness.md": "x"}) == [
+        (
+            6,
+            13,
+            "agentv-prompt-path",
+            "no file 'prompts/corectness.md' (looked for evals/prompts/corectness.md, "
+            "prompts/corectness.md); AgentV then sends the text 'prompts/corectness.md' itself "
+            "as the judge's prompt",
+        )
+    ]
+    found_above = {"prompts/corectness.md": "x"}
+    assert found("evals/EVAL.yaml", text, given=found_above) == []
+    prose = SPEC_NOW.replace("./prompts/correctness.md", "Is the answer correct?")
+    assert found("evals/EVAL.yaml", prose) == []

@@ -126,12 +126,13 @@ def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree
         "version-not-increased",
         "version-non-score-change",
     )
+    # unknown-grader-type reads agentevals suites too: no longer agentv's alone.
     assert expand_rules(["agentv"]) == (
         "agentv-migration",
-        "unknown-grader-type",
         "agentv-function",
         "agentv-rejected",
         "agentv-case-file",
+        "agentv-prompt-path",
     )
     assert "eee-checksum" in expand_rules(["eee"]) and "missing-file" not in expand_rules(["eee"])
     root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from evallint.rules import (
     agentv,
     agentv_cases,
+    agentv_prompts,
     agentv_rejected,
     cases,
     checks,
@@ -44,6 +45,7 @@ FAMILIES = (
     agentv,
     agentv_rejected,
     agentv_cases,
+    agentv_prompts,
     eee,
     eee_prose,
     hf,
