@@ -386,7 +386,8 @@ def test_agentv_2_suites_need_no_name_and_outcome_only_cases_no_expected_message
         "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n    outcome: o\n"
         "    input_messages:\n      - {role: user, content: hi}\n"
     )
-    assert found("evals/dataset.yaml", v010) == []
+    # No error: only the warning that the schema it declares asks for them.
+    assert [f[2] for f in found("evals/dataset.yaml", v010)] == ["agentv-v2-required"]
 
 
 V4_LEGACY = """\
@@ -834,7 +835,7 @@ evalcases:
         - {name: j, type: llm_jugde}
         - {name: c, type: code_judge, script: x.py}
 """
-    assert found("evals/x.yaml", v2) == [
+    assert [f for f in found("evals/x.yaml", v2) if f[2] != "agentv-v2-required"] == [
         (8, 27, "unknown-grader-type", "unknown grader type 'llm_jugde'; did you mean 'llm_judge'?")
     ]
     spec = """\
@@ -869,3 +870,23 @@ def test_a_bare_prompt_path_is_read_by_agentv_2_only_when_found() -> None:
     assert found("evals/EVAL.yaml", text, given=found_above) == []
     prose = SPEC_NOW.replace("./prompts/correctness.md", "Is the answer correct?")
     assert found("evals/EVAL.yaml", prose) == []
+
+
+def test_agentv_eval_v2_keys_its_declared_schema_requires() -> None:
+    text = """\
+$schema: agentv-eval-v2
+evalcases:
+  - id: a
+    outcome: Polite.
+    input_messages: [{role: user, content: hi}]
+    execution:
+      evaluators:
+        - {type: llm_judge}
+"""
+    assert [f[:3] for f in found("evals/x.yaml", text)] == [
+        (3, 5, "agentv-v2-required"),
+        (8, 11, "agentv-v2-required"),
+    ]
+    # Without the declaration only the skipped evaluator is said.
+    undeclared = text.replace("$schema: agentv-eval-v2\n", "")
+    assert [f[:3] for f in found("evals/x.yaml", undeclared)] == [(7, 11, "agentv-v2-required")]

@@ -133,6 +133,7 @@ def test_rules_are_selected_by_prefix_and_by_group_of_kinds(run: Run, tree: Tree
         "agentv-rejected",
         "agentv-case-file",
         "agentv-prompt-path",
+        "agentv-v2-required",
     )
     assert "eee-checksum" in expand_rules(["eee"]) and "missing-file" not in expand_rules(["eee"])
     root = tree({"datasets/d.yaml": TYPO_DATASET, "rubrics/tone.yaml": BAD_RUBRIC})

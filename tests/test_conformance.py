@@ -64,8 +64,9 @@ CASES = [
     Case(
         (*AGENTV, "agentv@v0.10.0"),
         "docs/examples/simple/evals/coding/example-eval.yaml",
-        [],
-        "AgentV 0.10: expected_messages is optional, for outcome-only cases (yaml-parser.ts)",
+        [(115, 5, "agentv-v2-required")],
+        "AgentV 0.10: expected_messages is optional, for outcome-only cases (yaml-parser.ts), "
+        "so the case the declared schema flags is a warning, not an error",
         stand_ins=("docs/examples/simple/evals/local-cli/attachments/example.txt",),
     ),
     Case(
