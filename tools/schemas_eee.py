@@ -216,7 +216,19 @@ def generation_config() -> S:
                 "type": "object",
                 "description": "Agent settings.",
                 "properties": {
-                    "available_tools": {"type": "array", "description": "Tools offered."},
+                    "available_tools": {
+                        "type": "array",
+                        "description": "Tools offered.",
+                        "items": {
+                            "type": "object",
+                            "description": "One tool.",
+                            "properties": {
+                                "name": t("string", "Tool name (bash, calculator, ...)."),
+                                "description": t("string", "What the tool does."),
+                                "parameters": details,
+                            },
+                        },
+                    },
                     "additional_details": details,
                 },
             },
