@@ -122,3 +122,20 @@ def test_the_comparison_sees_a_dropped_keyword() -> None:
         "agentic_eval_config"
     ]["properties"]["available_tools"] = {k: v for k, v in tools.items() if k != "items"}
     assert constraints(schema) - constraints(dropped)
+
+
+@pytest.mark.parametrize(
+    ("released", "variant"),
+    [("0.1.0", "0.1.0+main-2026-01-30"), ("0.3.0", "0.3.0+pr258")],
+)
+def test_the_variants_eee_published_under_one_version_constrain_alike(
+    released: str, variant: str
+) -> None:
+    """EEE edited 0.1.0 and 0.3.0 in place: the later texts add keys outside `properties` (no
+    validator reads them) and change a default (an annotation). A record one accepts, the
+    other accepts, so a finding needs no "another variant accepts it" hint; if EEE publishes a
+    variant that differs, this fails and the hint becomes worth writing."""
+    root = shared_or_skip("corpus", "eee", "schema")
+    first = json.loads((root / f"eval.schema.{released}.json").read_text(encoding="utf-8"))
+    later = json.loads((root / f"eval.schema.{variant}.json").read_text(encoding="utf-8"))
+    assert constraints(first) == constraints(later)
