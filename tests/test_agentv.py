@@ -710,9 +710,12 @@ tests:
     ]
     message = found("evals/x.eval.yaml", text)[0][3]
     assert message == (
-        "workspace repo key 'source': AgentV 4.38 removed it and 4.42 rejects the file; name "
+        "workspace repo key 'source': AgentV 4.38 removed it and 4.42.4 refuses the file; name "
         "the repository under 'repo'"
     )
+    # A project that runs an earlier release (the settings say which) is not held to it.
+    older = Config(agentv_version="4.37.2")
+    assert found("evals/x.eval.yaml", text, config=older) == []
 
 
 NEXT_REJECTED = """\
@@ -890,3 +893,13 @@ evalcases:
     # Without the declaration only the skipped evaluator is said.
     undeclared = text.replace("$schema: agentv-eval-v2\n", "")
     assert [f[:3] for f in found("evals/x.yaml", undeclared)] == [(7, 11, "agentv-v2-required")]
+
+
+def test_the_agentv_release_is_a_setting() -> None:
+    from evallint.errors import EvallintError
+    from evallint.session.settings import from_table
+
+    assert from_table({}, "t").agentv_version == "4.42.4"
+    assert from_table({"agentv-version": "4.37.2"}, "t").agentv_version == "4.37.2"
+    with pytest.raises(EvallintError, match="agentv-version"):
+        from_table({"agentv-version": "latest"}, "t")

@@ -1069,6 +1069,13 @@ def config() -> S:
                 "declares, to see what an upgrade would break.",
                 "enum": list(CHECKED),
             },
+            "agentv-version": {
+                "description": "The AgentV release the project runs its v4 suites on "
+                "(default 4.42.4, npm's latest): keys a later release removed are not "
+                "held against an earlier one.",
+                "type": "string",
+                "pattern": "^[0-9]+\\.[0-9]+(\\.[0-9]+)?$",
+            },
         },
     }
 

@@ -11,6 +11,7 @@ MiB = 1024 * 1024
 # Folders a walk outside git never enters (hidden ones and virtual environments neither).
 SKIP_FOLDERS = ("node_modules", "__pycache__", ".tox", "build", "dist", "venv", "site-packages")
 TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
+AGENTV_VERSION = "4.42.4"  # npm's `latest`: the AgentV release a v4 suite is run on by default
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -48,6 +49,9 @@ class Config:
     # kind -> more fields that cannot change a score (added to the built-in list)
     non_score_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     eee_version: str | None = None  # validate every EEE record against this version
+    # The AgentV release the project runs its v4 suites on (npm's `latest` by default): what it
+    # removed is an error, what came later is not held against older releases.
+    agentv_version: str = AGENTV_VERSION
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, rule ids)
     skip_folders: tuple[str, ...] = SKIP_FOLDERS  # folder names a walk outside git skips
     source: str = ""  # where it was read from, for messages

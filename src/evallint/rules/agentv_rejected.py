@@ -25,7 +25,7 @@ _REPO: Mapping[str, str] = {
     "checkout": "set the repo's 'commit', 'base_commit' and 'ancestor'",
     "clone": "set the repo's 'sparse' if needed",
 }
-_AGENTV_4 = "AgentV 4.38 removed it and 4.42 rejects the file"
+_REPO_REMOVED = (4, 38)  # the release that removed them
 _AGENTV_5 = "AgentV 5 rejects it"
 
 # Top-level keys of earlier suites that AgentV 5 rejects.
@@ -101,11 +101,13 @@ _SETUP = frozenset({"command", "cwd", "timeout_ms"})
 def agentv_rejected(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A key, shape or grader type the suite's AgentV release rejects, once read by an earlier one.
 
-    AgentV removes keys between releases and its validator then refuses the whole file: 4.42
-    refuses `workspace.repos[].source`, `checkout` and `clone`; AgentV 5 refuses `workspace`
-    (now `environment`), a test's `input` and `expected_output` (now `vars`), `criteria` beside
-    `assert`, an object `repeat`, keys an environment recipe does not have, and the grader types
-    it replaced or does not support yet. Each finding says what to write instead.
+    AgentV removes keys between releases and its validator then refuses the whole file: 4.38
+    and later refuse `workspace.repos[].source`, `checkout` and `clone` (`agentv-version` in the
+    settings names the release a project runs; the default is npm's latest, 4.42.4); AgentV 5
+    refuses `workspace` (now `environment`), a test's `input` and `expected_output` (now
+    `vars`), `criteria` beside `assert`, an object `repeat`, keys an environment recipe does not
+    have, and the grader types it replaced or does not support yet. Each finding says what to
+    write instead.
 
     Bad (evals/refunds.eval.yaml):
         prompts: ["{{ question }}"]
@@ -130,9 +132,13 @@ def agentv_rejected(doc: Document, ctx: Context) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
     if ctx.kind.name == agentv.V4.name:
-        yield from _repos(data.get("workspace"), ("workspace",), _AGENTV_4)
+        runs = ctx.config.agentv_version
+        if _release(runs) < _REPO_REMOVED:
+            return  # the settings say the project runs a release that still reads them
+        why = f"AgentV 4.38 removed it and {runs} refuses the file"
+        yield from _repos(data.get("workspace"), ("workspace",), why)
         for i, case in agentv.case_list(data)[1]:
-            yield from _repos(case.get("workspace"), ("tests", i, "workspace"), _AGENTV_4)
+            yield from _repos(case.get("workspace"), ("tests", i, "workspace"), why)
         return
     yield from _keys(data, (), _ROOT)
     for where, part in _scopes(data):
@@ -141,6 +147,10 @@ def agentv_rejected(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _tests(data)
     yield from _repeats(data)
     yield from _types(data)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
 def _keys(data: dict[str, JSON], where: Pointer, table: Mapping[str, str]) -> Iterator[Finding]:

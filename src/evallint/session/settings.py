@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evallint.config import SKIP_FOLDERS, TEMPLATE_VARIABLES, Config, MiB
+from evallint.config import AGENTV_VERSION, SKIP_FOLDERS, TEMPLATE_VARIABLES, Config, MiB
 from evallint.errors import EvallintError
 from evallint.kinds import BY_NAME
 from evallint.kinds.projection import POLICIES
@@ -159,6 +159,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         validation_max_age_days=table.get("validation-max-age-days", 90),
         non_score_fields={k: tuple(v) for k, v in table.get("non-score-fields", {}).items()},
         eee_version=table.get("eee-version"),
+        agentv_version=table.get("agentv-version", AGENTV_VERSION),
         skip_folders=tuple(table.get("skip-folders", SKIP_FOLDERS)),
         per_file_ignores=tuple(
             (glob, frozenset(expand_rules(ids)))
