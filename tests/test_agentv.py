@@ -903,3 +903,15 @@ def test_the_agentv_release_is_a_setting() -> None:
     assert from_table({"agentv-version": "4.37.2"}, "t").agentv_version == "4.37.2"
     with pytest.raises(EvallintError, match="agentv-version"):
         from_table({"agentv-version": "latest"}, "t")
+
+
+def test_agentvs_own_configuration_is_no_promptfoo_config() -> None:
+    """`providers:` and `defaults:` (a near `defaultTest`) in AgentV's `.agentv/config.yaml`
+    once made it a promptfoo config with warnings (AgentV's repository at 58f316c)."""
+    config = (
+        "$schema: agentv-config-v2\nproviders: file://providers.yaml\n"
+        "defaults:\n  provider: default\n  grader: grader\n"
+    )
+    assert found(".agentv/config.yaml", config) == []
+    assert found("templates/.agentv/providers.yaml", "providers:\n  - id: azure\n") == []
+    assert found("x/cfg.yaml", config) == []  # the declared schema says it, whatever the name

@@ -85,9 +85,20 @@ def is_own_suite_name(path: str) -> bool:
     return is_suite_name(path) and (name.startswith("EVAL.") or not _SHARED_NAME.match(name))
 
 
+# AgentV's own configuration (`.agentv/config.yaml`, `providers.yaml`, ...): not eval files,
+# though `providers:` and `defaults:` look like a promptfoo config's keys.
+_CONFIG_NAME = re.compile(r"(?:^|/)\.agentv/(?:config|providers|targets|defaults)\.ya?ml$")
+
+
 def other_tools_eval(path: str, data: JSON) -> str | None:
-    """Why a file named `eval.yaml` is another tool's, when its keys do not weigh for AgentV."""
-    if not _SHARED_NAME.match(path.rsplit("/", 1)[-1]) or not isinstance(data, dict):
+    """Why a file is another tool's, plainly: AgentV's own configuration, or a file named
+    `eval.yaml` whose keys do not weigh for AgentV."""
+    if not isinstance(data, dict):
+        return None
+    schema = data.get("$schema")
+    if _CONFIG_NAME.search(path) or (isinstance(schema, str) and "agentv-config" in schema):
+        return "AgentV's own configuration, not an eval file"
+    if not _SHARED_NAME.match(path.rsplit("/", 1)[-1]):
         return None
     if _named_suite(path, data):
         return None
