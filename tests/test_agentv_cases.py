@@ -109,3 +109,20 @@ def test_a_case_file_that_leads_out_is_reported_once(tmp_path: Path) -> None:
     assert [(d.path, d.span.line, d.rule) for d in report.diagnostics] == [
         ("evals/x.eval.yaml", 1, "missing-file")
     ]
+
+
+def test_a_judge_prompt_deleted_in_the_change_is_said_in_diff_mode(tmp_path: Path) -> None:
+    """AgentV 2.x reads `prompt: prompts/judge.md` when the file is there; deleting it makes
+    the judge get the path's text, which the change's run says."""
+    repo = Repo(tmp_path / "repo")
+    suite = (
+        "name: spec-suite\nevalcases:\n  - id: a\n    expected_outcome: Polite.\n    input: hi\n"
+        "    execution:\n      evaluators:\n        - {name: j, type: llm_judge, prompt: "
+        "prompts/judge.md}\n"
+    )
+    repo.commit({"evals/EVAL.yaml": suite, "evals/prompts/judge.md": "Judge it.\n"})
+    repo.git("rm", "-q", "evals/prompts/judge.md")
+    diff = evallint.api.check(cwd=repo.root, diff="HEAD", cache=False)
+    assert [(d.path, d.span.line, d.rule) for d in diff.diagnostics] == [
+        ("evals/EVAL.yaml", 8, "agentv-prompt-path")
+    ]
