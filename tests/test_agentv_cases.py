@@ -126,3 +126,13 @@ def test_a_judge_prompt_deleted_in_the_change_is_said_in_diff_mode(tmp_path: Pat
     assert [(d.path, d.span.line, d.rule) for d in diff.diagnostics] == [
         ("evals/EVAL.yaml", 8, "agentv-prompt-path")
     ]
+
+
+def test_a_case_file_over_the_size_limit_fails_closed() -> None:
+    from evallint.config import Config
+
+    files = {"evals/x.eval.yaml": SUITE, "evals/cases.yaml": CASES + "# pad\n" * 200}
+    small = Config(max_file_size=len(CASES))
+    assert [(d.path, d.span.line, d.rule, d.severity.label) for d in lint_files(files, small)] == [
+        ("evals/x.eval.yaml", 1, "agentv-case-file", "error")
+    ]
