@@ -188,3 +188,46 @@ def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> N
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 2
     assert "pip install 'evallint-git[lsp]'" in done.stderr
+
+
+def test_go_to_definition_and_hover_on_a_reference_and_a_file_path(
+    tmp_path: Path, client_for: Any
+) -> None:
+    """`rubric/refunds@1.2.0` leads to the rubric's version line, with its version and
+    description on hover; an AgentV content block's path leads to the file; a finding's rule
+    shows its summary. The rubric's version is read from its unsaved buffer."""
+    suite = (
+        "tests:\n  - id: a\n    criteria: c\n    input:\n      - role: user\n        content:\n"
+        "          - {type: file, value: prompts/policy.md}\n"
+    )
+    root = _git_repo(
+        tmp_path,
+        {
+            "rubrics/refunds.yaml": RUBRIC,
+            "datasets/d.yaml": DATASET,
+            "evals/x.eval.yaml": suite,
+            "evals/prompts/policy.md": "Refunds within 30 days.\n",
+        },
+    )
+    client = client_for(root)
+    dataset = client.open("datasets/d.yaml")
+    at_ref = {"textDocument": {"uri": dataset}, "position": {"line": 4, "character": 22}}
+    found = client.request("textDocument/definition", at_ref)
+    assert found["uri"] == client.uri("rubrics/refunds.yaml")
+    version_line = RUBRIC.split("\n").index('version: "1.2.0"')
+    assert found["range"]["start"]["line"] == version_line
+    shown = client.request("textDocument/hover", at_ref)["contents"]["value"]
+    assert "**refunds@1.2.0** in `rubrics/refunds.yaml`" in shown
+    suite_uri = client.open("evals/x.eval.yaml")
+    at_path = {"textDocument": {"uri": suite_uri}, "position": {"line": 6, "character": 35}}
+    assert client.request("textDocument/definition", at_path)["uri"] == client.uri(
+        "evals/prompts/policy.md"
+    )
+    # Nothing under the cursor: no answer, and the server goes on.
+    nowhere = {"textDocument": {"uri": dataset}, "position": {"line": 0, "character": 0}}
+    assert client.request("textDocument/definition", nowhere) is None
+    typo = DATASET.replace("    input:", "    inptu:")
+    client.change(dataset, typo)
+    at_typo = {"textDocument": {"uri": dataset}, "position": {"line": 3, "character": 6}}
+    shown = client.request("textDocument/hover", at_typo)["contents"]["value"]
+    assert shown.startswith("**key-typo**: ")

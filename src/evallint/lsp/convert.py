@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evallint.model import Diagnostic, Edit, Severity
+from evallint.model import Diagnostic, Edit, Severity, Span
 
 # LSP's DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint.
 SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.NOTE: 3}
@@ -73,3 +73,22 @@ def suppression(lines: Sequence[str], d: Diagnostic) -> dict[str, Any] | None:
         return None
     end = position(lines, d.span.line, len(lines[row]) + 1)
     return {"range": {"start": end, "end": end}, "newText": f"  # evallint: ignore[{d.rule}]"}
+
+
+def column(lines: Sequence[str], line: int, character: int) -> int:
+    """An LSP position's character (UTF-16 units, 0-based `line`) as a 1-based code-point
+    column of that line."""
+    text = lines[line] if 0 <= line < len(lines) else ""
+    units = 0
+    for i, c in enumerate(text):
+        if units >= character:
+            return i + 1
+        units += 2 if ord(c) > 0xFFFF else 1
+    return len(text) + 1
+
+
+def span_range(lines: Sequence[str], span: Span) -> dict[str, Any]:
+    return {
+        "start": position(lines, span.line, span.column),
+        "end": position(lines, span.end_line, span.end_column),
+    }

@@ -9,6 +9,7 @@ Nothing is executed, and nothing outside the project is read.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -19,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from evallint.about import __url__, __version__
 from evallint.io.discover import find_root
-from evallint.lsp import convert
+from evallint.lsp import convert, navigation
 from evallint.model import Diagnostic
 from evallint.session.editor import Project
 
@@ -190,7 +191,49 @@ def build() -> EvallintServer:
             return []
         return [_CONVERTER.structure(a, types.CodeAction) for a in found]
 
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: EvallintServer, params: types.DefinitionParams) -> types.Location | None:
+        where = params.position
+
+        def ask(project: Project, rel: str, buffers: dict[str, str]) -> dict[str, Any] | None:
+            return navigation.definition(project, rel, buffers, where.line, where.character)
+
+        found = _answered(ls, params.text_document.uri, ask)
+        return _CONVERTER.structure(found, types.Location) if found else None
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: EvallintServer, params: types.HoverParams) -> types.Hover | None:
+        uri, at = params.text_document.uri, (params.position.line, params.position.character)
+
+        def ask(project: Project, rel: str, buffers: dict[str, str]) -> dict[str, Any] | None:
+            return navigation.hover(project, rel, buffers, at, ls.findings.get(uri, []), DOCS)
+
+        found = _answered(ls, uri, ask)
+        return _CONVERTER.structure(found, types.Hover) if found else None
+
     return server
+
+
+Ask = Callable[[Project, str, dict[str, str]], dict[str, Any] | None]
+
+
+def _answered(server: EvallintServer, uri: str, ask: Ask) -> Any:
+    """A request about an open eval file, asked with its project, its project path and the
+    open buffers; a failure is logged and answered with nothing."""
+    path = _path(uri)
+    if path is None:
+        return None
+    project = server.project_of(path)
+    opened = _open_files(server, project)
+    if uri not in opened:
+        return None
+    buffers = {rel: server.workspace.get_text_document(u).source for u, rel in opened.items()}
+    try:
+        return ask(project, opened[uri], buffers)
+    except Exception as exc:  # a bug of ours: the server goes on
+        message = f"evallint: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        server.window_log_message(types.LogMessageParams(types.MessageType.Error, message))
+        return None
 
 
 def serve() -> int:

@@ -11,11 +11,16 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evallint.model import Report
 from evallint.parse import format_of
 from evallint.records import record, replace
 from evallint.session.check import Options, Plan, plan
+
+if TYPE_CHECKING:
+    from evallint.io.source import Source
+    from evallint.session.navigate import Place
 
 
 @record(frozen=False)
@@ -37,6 +42,39 @@ class Project:
         except ValueError:
             return None
         return rel if format_of(rel) is not None else None
+
+    def place_at(
+        self, path: str, buffers: Mapping[str, str], line: int, column: int
+    ) -> Place | None:
+        """The reference or file path at `line`, `column` (1-based) of an open file, with the
+        rest of the project indexed as a check of that file indexes it."""
+        from evallint.engine import index
+        from evallint.io.cache import open_cache
+        from evallint.project import Entry
+        from evallint.read import read_entry
+        from evallint.session.navigate import at
+
+        planned, source, tree = self._view(buffers)
+        entry = read_entry(path, source, planned.config)
+        if not isinstance(entry, Entry) or not entry.doc.ok:
+            return None
+        config, files = planned.config, frozenset(tree)
+        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
+        indexed = index.build([entry], tree, source, config, store=store, files=files)
+        return at(entry, indexed.project, files, planned.root.name, line, column)
+
+    def _view(self, buffers: Mapping[str, str]) -> tuple[Plan, Source, list[str]]:
+        """The plan, the files with the buffers in place, and the tree with unsaved files."""
+        from evallint.io.source import Buffers, FsSource, Overlay
+
+        if self.planned is None:
+            self.refresh()
+        planned = self.planned
+        assert planned is not None
+        held = {p: t.encode("utf-8", "surrogateescape") for p, t in buffers.items()}
+        listed = set(planned.chosen.tree)
+        tree = sorted([*planned.chosen.tree, *(p for p in held if p not in listed)])
+        return planned, Overlay(FsSource(planned.root), Buffers(held), frozenset(held)), tree
 
     def check(self, buffers: Mapping[str, str], today: datetime.date | None = None) -> Report:
         """The findings of the open eval files (`buffers`: project path -> unsaved text), with
