@@ -231,3 +231,29 @@ def test_go_to_definition_and_hover_on_a_reference_and_a_file_path(
     at_typo = {"textDocument": {"uri": dataset}, "position": {"line": 3, "character": 6}}
     shown = client.request("textDocument/hover", at_typo)["contents"]["value"]
     assert shown.startswith("**key-typo**: ")
+
+
+def test_completion_of_ids_versions_and_grader_types(tmp_path: Path, client_for: Any) -> None:
+    root = _git_repo(
+        tmp_path,
+        {
+            "rubrics/refunds.yaml": RUBRIC,
+            "rubrics/refunds_v2.yaml": RUBRIC.replace('"1.2.0"', '"2.0.0"'),
+            "rubrics/tone.yaml": RUBRIC.replace("id: refunds", "id: tone"),
+            "datasets/d.yaml": DATASET,
+        },
+    )
+    client = client_for(root)
+
+    def labels(uri: str, line: int, character: int) -> list[str]:
+        at = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+        return [i["label"] for i in client.request("textDocument/completion", at)["items"]]
+
+    typed = DATASET.replace("rubric/refunds@1.2.0", "rubric/")
+    dataset = client.open("datasets/d.yaml", typed)
+    assert labels(dataset, 4, len("    rubric_ref: rubric/")) == ["refunds", "tone"]
+    client.change(dataset, DATASET.replace("@1.2.0", "@"))
+    assert labels(dataset, 4, len("    rubric_ref: rubric/refunds@")) == ["1.2.0", "2.0.0"]
+    suite = client.open("evals/x.eval.yaml", "tests:\n  - id: a\n    assertions:\n      - type: \n")
+    assert "contains-any" in labels(suite, 3, len("      - type: "))
+    assert labels(suite, 0, 0) == []

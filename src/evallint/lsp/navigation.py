@@ -64,3 +64,17 @@ def hover(
     if not parts:
         return None
     return {"contents": {"kind": "markdown", "value": "\n\n---\n\n".join(parts)}}
+
+
+def completion(
+    project: Project, rel: str, buffers: Mapping[str, str], line: int, character: int
+) -> dict[str, Any] | None:
+    """Ids and versions inside a reference, grader types after `type:` (LSP CompletionList)."""
+    lines = buffers[rel].split("\n")
+    text = lines[line] if 0 <= line < len(lines) else ""
+    before = text[: convert.column(lines, line, character) - 1]
+    labels = project.completions(rel, buffers, before)
+    if not labels:
+        return None
+    # CompletionItemKind 12: a value.
+    return {"isIncomplete": False, "items": [{"label": x, "kind": 12} for x in labels]}

@@ -211,6 +211,19 @@ def build() -> EvallintServer:
         found = _answered(ls, uri, ask)
         return _CONVERTER.structure(found, types.Hover) if found else None
 
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["/", "@"])
+    )
+    def completion(ls: EvallintServer, params: types.CompletionParams) -> types.CompletionList:
+        where = params.position
+
+        def ask(project: Project, rel: str, buffers: dict[str, str]) -> dict[str, Any] | None:
+            return navigation.completion(project, rel, buffers, where.line, where.character)
+
+        found = _answered(ls, params.text_document.uri, ask)
+        empty = {"isIncomplete": False, "items": []}
+        return _CONVERTER.structure(found or empty, types.CompletionList)
+
     return server
 
 

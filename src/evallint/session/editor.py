@@ -20,6 +20,8 @@ from evallint.session.check import Options, Plan, plan
 
 if TYPE_CHECKING:
     from evallint.io.source import Source
+    from evallint.project import Entry
+    from evallint.project import Project as Index
     from evallint.session.navigate import Place
 
 
@@ -48,11 +50,30 @@ class Project:
     ) -> Place | None:
         """The reference or file path at `line`, `column` (1-based) of an open file, with the
         rest of the project indexed as a check of that file indexes it."""
+        from evallint.session.navigate import at
+
+        found = self._indexed(path, buffers)
+        if found is None:
+            return None
+        entry, project, files = found
+        return at(entry, project, files, self.root.name, line, column)
+
+    def completions(self, path: str, buffers: Mapping[str, str], before: str) -> list[str]:
+        """What may be written where the line reads `before` up to the cursor: the ids of the
+        project's rubrics and judges, or their versions, inside a reference; a grader type."""
+        from evallint.session.navigate import complete
+
+        found = self._indexed(path, buffers)
+        return complete(found[0], found[1], before) if found is not None else []
+
+    def _indexed(
+        self, path: str, buffers: Mapping[str, str]
+    ) -> tuple[Entry, Index, frozenset[str]] | None:
+        """The open file's entry, and the project indexed as a check of that file indexes it."""
         from evallint.engine import index
         from evallint.io.cache import open_cache
         from evallint.project import Entry
         from evallint.read import read_entry
-        from evallint.session.navigate import at
 
         planned, source, tree = self._view(buffers)
         entry = read_entry(path, source, planned.config)
@@ -61,7 +82,7 @@ class Project:
         config, files = planned.config, frozenset(tree)
         store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
         indexed = index.build([entry], tree, source, config, store=store, files=files)
-        return at(entry, indexed.project, files, planned.root.name, line, column)
+        return entry, indexed.project, files
 
     def _view(self, buffers: Mapping[str, str]) -> tuple[Plan, Source, list[str]]:
         """The plan, the files with the buffers in place, and the tree with unsaved files."""

@@ -6,8 +6,10 @@ index the editor's session builds; nothing is opened but the project's own eval 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from evallint.kinds import KINDS, agentv, promptfoo
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Pointer, Span
 from evallint.project import Entry
@@ -93,3 +95,31 @@ def _inside(span: Span, line: int, column: int) -> bool:
 
 def _holds(files: frozenset[str], prefix: str) -> bool:
     return any(f.startswith(prefix) for f in files)
+
+
+# A reference being written (`rubric/ref`, `judge/accuracy@1.`), up to the cursor.
+_REF = re.compile(r"(?<![\w/])([a-z_]+)/([\w.-]*)(?:@([\w.]*))?$")
+# A grader's `type:` being written, in block or flow style.
+_TYPE = re.compile(r"(?:^|[{,\s])type:\s*[\"']?([\w:-]*)$")
+
+
+def complete(entry: Entry, index: Index, before: str) -> list[str]:
+    """What may go where the line reads `before`: inside a reference, the project's ids of
+    that namespace (or, after `@`, that id's versions); after `type:`, the grader types the
+    file's dialect knows."""
+    ref = _REF.search(before)
+    if ref is not None and ref.group(1) in _NAMESPACES:
+        namespace, ident, version = ref.groups()
+        if version is None:
+            return index.ids(namespace)
+        return [str(d.version) for d in index.versions(namespace, ident)]
+    if _TYPE.search(before):
+        return sorted(_GRADER_TYPES.get(entry.kind.name, ()))
+    return []
+
+
+_NAMESPACES = frozenset(k.namespace for k in KINDS if k.namespace)
+_GRADER_TYPES: dict[str, frozenset[str]] = {
+    **agentv.GRADER_TYPES,
+    promptfoo.CONFIG.name: frozenset(promptfoo.ASSERTION_TYPES),
+}
