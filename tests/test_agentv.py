@@ -824,10 +824,7 @@ def test_a_file_in_a_hidden_folder_the_listing_lacks_is_not_called_missing() -> 
     ]
 
 
-def test_older_dialects_check_evaluator_types_against_their_runners() -> None:
-    """AgentV 0.10-1.x (agentv-eval-v2) and 2.x (agentevals) skip an evaluator of a type they
-    do not know, with a warning; AgentV 1.6.1 reads `code_judge` beside `outcome`."""
-    v2 = """\
+V2_CASE = """\
 $schema: agentv-eval-v2
 evalcases:
   - id: a
@@ -835,9 +832,14 @@ evalcases:
     input_messages: [{role: user, content: hi}]
     execution:
       evaluators:
-        - {name: j, type: llm_jugde}
-        - {name: c, type: code_judge, script: x.py}
 """
+
+
+def test_older_dialects_check_evaluator_types_against_their_runners() -> None:
+    """AgentV 0.10-1.x (agentv-eval-v2) and 2.x (agentevals) skip an evaluator of a type they
+    do not know, with a warning; AgentV 1.6.1 reads `code_judge` beside `outcome`."""
+    v2 = V2_CASE + "        - {name: j, type: llm_jugde}\n"
+    v2 += "        - {name: c, type: code_judge, script: x.py}\n"
     assert [f for f in found("evals/x.yaml", v2) if f[2] != "agentv-v2-required"] == [
         (8, 27, "unknown-grader-type", "unknown grader type 'llm_jugde'; did you mean 'llm_judge'?")
     ]
@@ -876,16 +878,7 @@ def test_a_bare_prompt_path_is_read_by_agentv_2_only_when_found() -> None:
 
 
 def test_agentv_eval_v2_keys_its_declared_schema_requires() -> None:
-    text = """\
-$schema: agentv-eval-v2
-evalcases:
-  - id: a
-    outcome: Polite.
-    input_messages: [{role: user, content: hi}]
-    execution:
-      evaluators:
-        - {type: llm_judge}
-"""
+    text = V2_CASE + "        - {type: llm_judge}\n"
     assert [f[:3] for f in found("evals/x.yaml", text)] == [
         (3, 5, "agentv-v2-required"),
         (8, 11, "agentv-v2-required"),

@@ -18,24 +18,15 @@ import pytest
 from conftest import shared_or_skip
 from evallint.kinds.eee import CHECKED
 from evallint.validation.schemas import load_schema
+from evallint.validation.vocabulary import KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 
 Constraint = tuple[str, str, str]  # (place, keyword, value as JSON)
-_KEYWORDS = (
-    "type",
-    "enum",
-    "const",
-    "required",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "pattern",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-)
+# The keywords that constrain a value where they are (not those that hold other schemas, which
+# the walk follows, nor annotations).
+_ANNOTATIONS = {"$ref", "$schema", "$id", "$comment", "$anchor", "title", "description"}
+_ANNOTATIONS |= {"default", "examples", "readOnly", "writeOnly", "deprecated", "format"}
+_ANNOTATIONS |= {"contentEncoding", "contentMediaType"}
+_KEYWORDS = sorted(KEYWORDS - {*SCHEMA_MAPS, *SCHEMA_LISTS, *SCHEMA_ONE} - _ANNOTATIONS)
 _DEPTH = 30
 
 
