@@ -615,6 +615,15 @@ OTHER_EVAL_YAML = {
         "judges: [{name: score, module: eval.judges, function: score}]\n"
         "thresholds: {score: {min_mean: 6.0}}\n"
     ),
+    # The same harness's run config, with an `execution` block (a key AgentV has too): its
+    # other keys outweigh it (model-routing-eval's eval.yaml, a public repository's).
+    "agent-harness-run": (
+        "name: model-routing-eval\nexecution: {mode: case, timeout: 2400}\n"
+        "runner: {type: claude-code}\ndataset: {path: eval/cases}\n"
+        "hooks:\n  before_each: [{command: python prepare.py}]\n"
+        "judges: [{name: tests_pass, check: return True}]\n"
+        "thresholds: {tests_pass: {min_pass_rate: 0.8}}\n"
+    ),
 }
 
 

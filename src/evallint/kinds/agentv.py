@@ -61,6 +61,16 @@ _OTHER_ROOT = frozenset(
         "graders",
         "model",
         "models",
+        # agent-eval-harness's run configs (`execution` beside these is theirs, not AgentV's)
+        "runner",
+        "judges",
+        "thresholds",
+        "dataset",
+        "outputs",
+        "hooks",
+        "matrix",
+        "permissions",
+        "traces",
     }
 )
 # The spec's EVAL.yaml with a variant in its name (EVAL.live.yaml): written in capitals, as the
