@@ -191,6 +191,13 @@ def build() -> EvallintServer:
             return []
         return [_CONVERTER.structure(a, types.CodeAction) for a in found]
 
+    _navigation(server)
+    return server
+
+
+def _navigation(server: EvallintServer) -> None:
+    """Go to definition, hover and completion (`lsp.navigation`)."""
+
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: EvallintServer, params: types.DefinitionParams) -> types.Location | None:
         where = params.position
@@ -223,8 +230,6 @@ def build() -> EvallintServer:
         found = _answered(ls, params.text_document.uri, ask)
         empty = {"isIncomplete": False, "items": []}
         return _CONVERTER.structure(found or empty, types.CompletionList)
-
-    return server
 
 
 Ask = Callable[[Project, str, dict[str, str]], dict[str, Any] | None]

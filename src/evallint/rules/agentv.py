@@ -12,7 +12,7 @@ from evallint.kinds import agentv, agentv_files
 from evallint.kinds.base import candidates
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.agentv_rejected import REPLACED_TYPES
-from evallint.rules.api import function_error
+from evallint.rules.api import function_error, graders_of
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
 
@@ -138,7 +138,7 @@ def agentv_migration(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
     yield from _case_migrations(doc.data, ctx, table, read)
     # Every grader, as unknown-grader-type sees them: the suite's own and group members too.
-    for at, grader in agentv.all_graders(doc.data):
+    for at, grader in graders_of(doc):
         kind = grader.get("type")
         if isinstance(kind, str) and kind in table.get("type", {}):
             hint = table["type"][kind]
@@ -362,7 +362,7 @@ def unknown_grader_type(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     renamed = _RENAMES.get(ctx.kind.name, {}).get("type", {})
     custom: frozenset[str] | None = None
-    for where, grader in agentv.all_graders(doc.data):
+    for where, grader in graders_of(doc):
         written = grader.get("type")
         if not isinstance(written, str) or written in renamed:
             continue

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import agentv
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.rules.api import file_refs_of
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 from evallint.validation.keys import walk_keys
@@ -65,9 +66,7 @@ def agentv_case_file(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def _case_refs(doc: Document, ctx: Context) -> Iterator[FileRef]:
     """The suite's references to case files: `tests` as a path, or a path among its tests."""
-    if ctx.kind.file_refs is None:
-        return
-    for ref in ctx.kind.file_refs(doc.data):
+    for ref in file_refs_of(doc, ctx.kind):
         case = ref.pointer[:1] == ("tests",) and len(ref.pointer) <= 2
         if case and not ref.function and not ref.glob:
             yield ref

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import agentv
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
+from evallint.rules.api import graders_of
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def agentv_prompt_path(doc: Document, ctx: Context) -> Iterator[Finding]:
               - {type: llm-grader, prompt: "file://prompts/judge.md"}
     """
     reads = ctx.kind.name in _FOUND_OR_TEXT
-    for where, grader in agentv.all_graders(doc.data):
+    for where, grader in graders_of(doc):
         prompt = grader.get("prompt")
         if not isinstance(prompt, str) or not _PATHLIKE.fullmatch(prompt.strip()):
             continue

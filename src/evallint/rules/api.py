@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from evallint.config import Config
 from evallint.io.source import Source, read_capped
 from evallint.kinds import Kind
+from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer
 from evallint.parse import Document, format_of, parse
 from evallint.project import Entry, Project
@@ -251,3 +252,23 @@ def function_error(module: str, name: str, ctx: Context) -> str | None:
     if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text):
         return None
     return f"{module} never names {name!r}"
+
+
+def file_refs_of(doc: Document, kind: Kind) -> tuple[FileRef, ...]:
+    """The files a document names (`Kind.file_refs`), worked out once for all its rules."""
+    return doc.facts.get(_file_refs, doc.data, kind, key=kind.name)
+
+
+def _file_refs(data: JSON, kind: Kind) -> tuple[FileRef, ...]:
+    return tuple(kind.file_refs(data)) if kind.file_refs is not None else ()
+
+
+def graders_of(doc: Document) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
+    """Every grader of an AgentV suite, found once for all its rules."""
+    return doc.facts.get(_graders, doc.data)
+
+
+def _graders(data: JSON) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
+    from evallint.kinds.agentv import all_graders
+
+    return tuple(all_graders(data))

@@ -15,6 +15,7 @@ from evallint.kinds import NAMING_FILES
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Finding, Severity
 from evallint.records import record
+from evallint.rules.api import file_refs_of
 from evallint.rules.base import rule
 from evallint.suggest import suggest
 
@@ -112,7 +113,7 @@ def _look_up_all(doc: Document, ctx: Context) -> list[Lookup]:
     out = []
     # Set lookups: a file, or a folder that holds one (a miss never scans the listing).
     files, folders = ctx.files, _folders(ctx.files)
-    for ref in ctx.kind.file_refs(doc.data) if ctx.kind.file_refs else ():
+    for ref in file_refs_of(doc, ctx.kind):
         tried = candidates(doc.path, ref, ctx.root_name)
         found = None
         for place in tried:
