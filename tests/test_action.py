@@ -245,6 +245,24 @@ def test_pre_commit_hooks_on_a_repositorys_first_commit(tmp_path: Path) -> None:
     _hook_says(root, tmp_path, ["evallint"], 1, "rubrics/tone.YAML:2:10: error: 1.0 is read by")
 
 
+def test_pre_commit_checks_a_change_to_a_file_eval_files_read(tmp_path: Path) -> None:
+    """A commit that changes only a script a promptfoo config names reaches the hook (its
+    `files` take the files eval files read), which checks the config that reads it."""
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    config = (
+        'prompts: ["Answer: {{question}}"]\nproviders: [openai:gpt-4.1-mini]\ntests:\n'
+        "  - vars: {question: How long do refunds take?}\n    assert:\n"
+        "      - {type: python, value: 'file://checks.py:grade'}\n"
+    )
+    script = "def grade(output, context):\n    return True\n"
+    repo.commit({"promptfooconfig.yaml": config, "checks.py": script})
+    repo.write({"checks.py": script.replace("def grade(", "def grade_answer(")})
+    repo.git("add", "-A")
+    said = "promptfooconfig.yaml:6:31: error: file://checks.py:grade: checks.py defines no"
+    _hook_says(root, tmp_path, ["evallint"], 1, said)
+
+
 def _hook_says(root: Path, tmp: Path, args: list[str], code: int, *said: str) -> None:
     """A hook run through pre-commit exits with `code` and prints each of `said`."""
     proc = _pre_commit(root, tmp, *args)
