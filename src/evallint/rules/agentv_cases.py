@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-# The case files each dialect's loader reads (scripts and CSV are read otherwise, or not here).
-_READ = {agentv.V4.name: (".yaml", ".yml", ".jsonl"), agentv.NEXT.name: (".yaml", ".yml", ".jsonl")}
-_LOADS = {agentv.V4.name: (".yaml", ".yml", ".jsonl")}  # what else AgentV 4 refuses to load
+# The case files checked here. AgentV 4 loads no other format; AgentV 5 also reads JSON, CSV
+# and scripts (a script's function is agentv-function's), which are not checked here.
+_FORMATS = (".yaml", ".yml", ".jsonl")
 _FOLDER_CASE = ("case.yaml", "case.yml")  # a folder of cases: one per subfolder
 
 
@@ -49,19 +49,16 @@ def agentv_case_file(doc: Document, ctx: Context) -> Iterator[Finding]:
           criteria: Mentions the 30-day window.
           input: How long do refunds take?
     """
-    reads = _READ.get(ctx.kind.name, ())
     for ref in _case_refs(doc, ctx):
         for path in _case_paths(doc.path, ref, ctx):
-            if not path.lower().endswith(reads):
-                loads = _LOADS.get(ctx.kind.name)
-                if loads and "/" not in path.rpartition(".")[2]:
-                    tail = path.rpartition(".")[2]
-                    yield Finding(
-                        ref.pointer,
-                        f"AgentV 4 loads case files in YAML or JSONL, not .{tail}",
-                    )
+            if path.lower().endswith(_FORMATS):
+                yield from _check_file(path, ref, ctx)
                 continue
-            yield from _check_file(path, ref, ctx)
+            name = path.rpartition("/")[2]
+            if ctx.kind.name == agentv.V4.name and "." in name:
+                tail = name.rpartition(".")[2]
+                message = f"AgentV 4 loads case files in YAML or JSONL, not .{tail}"
+                yield Finding(ref.pointer, message)
 
 
 def _case_refs(doc: Document, ctx: Context) -> Iterator[FileRef]:
