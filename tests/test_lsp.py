@@ -256,4 +256,19 @@ def test_completion_of_ids_versions_and_grader_types(tmp_path: Path, client_for:
     assert labels(dataset, 4, len("    rubric_ref: rubric/refunds@")) == ["1.2.0", "2.0.0"]
     suite = client.open("evals/x.eval.yaml", "tests:\n  - id: a\n    assertions:\n      - type: \n")
     assert "contains-any" in labels(suite, 3, len("      - type: "))
-    assert labels(suite, 0, 0) == []
+    assert labels(suite, 1, 9) == []  # in a value: nothing to offer
+
+
+def test_completion_of_the_keys_the_schema_allows_with_their_documentation(
+    tmp_path: Path, client_for: Any
+) -> None:
+    root = _git_repo(tmp_path, {"rubrics/refunds.yaml": RUBRIC})
+    client = client_for(root)
+    typed = RUBRIC + "  thre"  # under `scoring:`, the last key of the rubric
+    assert RUBRIC.rstrip("\n").split("\n")[-2] == "scoring:"
+    rubric = client.open("rubrics/refunds.yaml", typed)
+    row = typed.count("\n")
+    at = {"textDocument": {"uri": rubric}, "position": {"line": row, "character": 6}}
+    items = client.request("textDocument/completion", at)["items"]
+    assert [i["label"] for i in items] == ["combine", "threshold"]
+    assert items[1]["documentation"] == "Pass mark for the score."

@@ -69,12 +69,14 @@ def hover(
 def completion(
     project: Project, rel: str, buffers: Mapping[str, str], line: int, character: int
 ) -> dict[str, Any] | None:
-    """Ids and versions inside a reference, grader types after `type:` (LSP CompletionList)."""
+    """Ids and versions inside a reference, grader types after `type:`, keys where a key is
+    being written, each with its documentation (an LSP CompletionList)."""
     lines = buffers[rel].split("\n")
     text = lines[line] if 0 <= line < len(lines) else ""
     before = text[: convert.column(lines, line, character) - 1]
-    labels = project.completions(rel, buffers, before)
-    if not labels:
+    offered = project.completions(rel, buffers, line, before)
+    if not offered:
         return None
     # CompletionItemKind 12: a value.
-    return {"isIncomplete": False, "items": [{"label": x, "kind": 12} for x in labels]}
+    items = [{"label": x, "kind": 12, "documentation": doc} for x, doc in offered]
+    return {"isIncomplete": False, "items": items}

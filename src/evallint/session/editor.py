@@ -58,13 +58,38 @@ class Project:
         entry, project, files = found
         return at(entry, project, files, self.root.name, line, column)
 
-    def completions(self, path: str, buffers: Mapping[str, str], before: str) -> list[str]:
-        """What may be written where the line reads `before` up to the cursor: the ids of the
-        project's rubrics and judges, or their versions, inside a reference; a grader type."""
+    def completions(
+        self, path: str, buffers: Mapping[str, str], row: int, before: str
+    ) -> list[tuple[str, str]]:
+        """(text, its documentation) of what may be written where line `row` (0-based) reads
+        `before` up to the cursor: inside a reference, the project's rubric and judge ids or
+        their versions; after `type:`, a grader type; where a key is being written, the keys
+        the file's schema allows there."""
         from evallint.session.navigate import complete
 
         found = self._indexed(path, buffers)
-        return complete(found[0], found[1], before) if found is not None else []
+        offered = [(x, "") for x in complete(found[0], found[1], before)] if found else []
+        return offered or self._keys(path, buffers, row, before)
+
+    def _keys(
+        self, path: str, buffers: Mapping[str, str], row: int, before: str
+    ) -> list[tuple[str, str]]:
+        """The schema's keys where a key is being written (the line being typed is left out,
+        so that the rest of the file parses and tells its kind)."""
+        from evallint.project import Entry
+        from evallint.read import read_entry
+        from evallint.session.keys import key_path, keys_at
+        from evallint.validation.schemas import load_schema
+
+        lines = buffers[path].split("\n")
+        where = key_path(lines, row, before) if path.endswith((".yaml", ".yml")) else None
+        if where is None:
+            return []
+        rest = "\n".join(line if i != row else "" for i, line in enumerate(lines))
+        planned, source, _ = self._view({**buffers, path: rest})
+        entry = read_entry(path, source, planned.config)
+        schema = entry.kind.schema_for(entry.doc.data) if isinstance(entry, Entry) else None
+        return keys_at(load_schema(schema), where) if schema else []
 
     def _indexed(
         self, path: str, buffers: Mapping[str, str]
