@@ -272,3 +272,19 @@ def test_completion_of_the_keys_the_schema_allows_with_their_documentation(
     items = client.request("textDocument/completion", at)["items"]
     assert [i["label"] for i in items] == ["combine", "threshold"]
     assert items[1]["documentation"] == "Pass mark for the score."
+
+
+def test_version_rules_compare_the_buffer_with_head(tmp_path: Path, client_for: Any) -> None:
+    """A score-affecting edit to a committed rubric, unsaved and without a version bump, is
+    `version-not-bumped` in the editor, as the pre-commit hook will say; a major bump clears it."""
+    root = _git_repo(tmp_path, {"rubrics/refunds.yaml": RUBRIC})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "rubric"]
+    subprocess.run(git, cwd=root, check=True)
+    client = client_for(root)
+    rubric = client.open("rubrics/refunds.yaml")
+    assert client.published(rubric) == []
+    edited = RUBRIC.replace('"30 days"', '"30 days", "thirty days"')
+    client.change(rubric, edited)
+    assert [d["code"] for d in client.published(rubric)] == ["version-not-bumped"]
+    client.change(rubric, edited.replace('"1.2.0"', '"2.0.0"'), version=3)
+    assert client.published(rubric) == []

@@ -9,7 +9,7 @@ the same engine and rules, so the same findings. Nothing is read outside the pro
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +19,8 @@ from evallint.records import record, replace
 from evallint.session.check import Options, Plan, plan
 
 if TYPE_CHECKING:
+    from evallint.baseline import Baseline
+    from evallint.config import Config
     from evallint.io.source import Source
     from evallint.project import Entry
     from evallint.project import Project as Index
@@ -151,6 +153,25 @@ class Project:
         # Summaries of the files outside the run are kept as the command keeps them; the
         # buffers are the run's, so none is taken from the cache.
         store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
-        report = lint(paths, source, config, tree=tree, today=today, store=store)
+        base = self._head(paths, config) if planned.in_git else None
+        report = lint(paths, source, config, tree=tree, today=today, store=store, baseline=base)
         store.save()
         return replace(report, notes=())
+
+    def _head(self, paths: Sequence[str], config: Config) -> Baseline | None:
+        """The open files as changes from HEAD (with what git sees changed besides), so the
+        version rules compare each buffer with HEAD's file, as the pre-commit hook will."""
+        from evallint.baseline import load_baseline
+        from evallint.errors import EvallintError
+        from evallint.io.git import GitRepo
+        from evallint.io.gitout import Change
+
+        repo = GitRepo(self.root)
+        try:
+            base = repo.base("HEAD", {})
+            every = list(repo.changes(base))
+        except (EvallintError, OSError):
+            return None  # no readable HEAD: the version rules have nothing to compare with
+        seen = {c.path for c in every}
+        every += [Change("M", p, p) for p in paths if p not in seen]
+        return load_baseline(repo, base, config, every=every)
