@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from evallint.validation.schemas import deref
+
 # A key being written: indentation, list dashes, and the key's start (no colon yet).
 _TYPING = re.compile(r"^(\s*)((?:-\s+)*)([\w$.-]*)$")
 # A line that holds a key: indentation, list dashes, the key.
@@ -49,15 +51,10 @@ def keys_at(schema: dict[str, Any], path: Sequence[str]) -> list[tuple[str, str]
     return [(k, str(_deref(schema, v).get("description", ""))) for k, v in sorted(props.items())]
 
 
-def _deref(root: dict[str, Any], schema: Any) -> Any:
-    for _ in range(_MAX_DEPTH):
-        if not (isinstance(schema, dict) and "$ref" in schema):
-            break
-        target: Any = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            target = target.get(part, {}) if isinstance(target, dict) else {}
-        schema = target
-    return schema if isinstance(schema, dict) else {}
+def _deref(root: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """What a (bundled, so well-formed) schema's `$ref` chain leads to; {} for no schema."""
+    found = deref(root, schema)
+    return found if isinstance(found, dict) else {}
 
 
 def _object(root: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
