@@ -33,6 +33,9 @@ class Project:
 
     root: Path
     planned: Plan | None = None
+    # The open files' changes from HEAD, worked out once a plan (the disk changes only on a
+    # save or a file event, which drop the plan): (the plan, the open paths, the baseline).
+    head: tuple[Plan, frozenset[str], Baseline | None] | None = None
 
     def refresh(self) -> None:
         """Read the settings and list the tree again (a file was made, deleted or renamed, or
@@ -153,10 +156,18 @@ class Project:
         # Summaries of the files outside the run are kept as the command keeps them; the
         # buffers are the run's, so none is taken from the cache.
         store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
-        base = self._head(paths, config) if planned.in_git else None
+        base = self._head_of(planned, paths) if planned.in_git else None
         report = lint(paths, source, config, tree=tree, today=today, store=store, baseline=base)
         store.save()
         return replace(report, notes=())
+
+    def _head_of(self, planned: Plan, paths: Sequence[str]) -> Baseline | None:
+        """`_head`, again only when the plan or the open files changed."""
+        known = self.head
+        opened = frozenset(paths)
+        if known is None or known[0] is not planned or known[1] != opened:
+            known = self.head = (planned, opened, self._head(paths, planned.config))
+        return known[2]
 
     def _head(self, paths: Sequence[str], config: Config) -> Baseline | None:
         """The open files as changes from HEAD (with what git sees changed besides), so the
