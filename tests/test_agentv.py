@@ -917,3 +917,11 @@ def test_agentvs_own_configuration_is_no_promptfoo_config() -> None:
     assert found(".agentv/config.yaml", config) == []
     assert found("templates/.agentv/providers.yaml", "providers:\n  - id: azure\n") == []
     assert found("x/cfg.yaml", config) == []  # the declared schema says it, whatever the name
+
+
+def test_agentv_4_refuses_a_test_without_an_id() -> None:
+    # 4.42.4 validate: "Missing or invalid 'id' field (must be a non-empty string)".
+    text = "tests:\n  - criteria: c\n    input: hi\n  - id: b\n    criteria: c\n    input: hi\n"
+    assert found("evals/x.eval.yaml", text) == [
+        (2, 5, "schema-violation", "missing required key 'id'")
+    ]

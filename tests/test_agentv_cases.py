@@ -28,7 +28,7 @@ def test_a_good_case_file_is_clean() -> None:
 def test_each_case_is_checked_at_its_line_in_the_case_file() -> None:
     cases = CASES.replace("- id:", "- idd:") + "- id: b\n  criteria: 5\n  input: hi\n"
     assert _at({"evals/x.eval.yaml": SUITE, "evals/cases.yaml": cases}) == [
-        ("evals/cases.yaml", 1, 3, "this case has no 'id': AgentV skips it"),
+        ("evals/cases.yaml", 1, 3, "missing required key 'id'"),  # AgentV 4 refuses it
         ("evals/cases.yaml", 1, 3, "unknown key 'idd'; did you mean 'id'?"),
         ("evals/cases.yaml", 5, 13, "expected string, got integer 5"),
     ]
@@ -135,4 +135,12 @@ def test_a_case_file_over_the_size_limit_fails_closed() -> None:
     small = Config(max_file_size=len(CASES))
     assert [(d.path, d.span.line, d.rule, d.severity.label) for d in lint_files(files, small)] == [
         ("evals/x.eval.yaml", 1, "agentv-case-file", "error")
+    ]
+
+
+def test_an_agentv_5_case_without_an_id_is_one_it_skips() -> None:
+    suite = 'prompts: ["{{ q }}"]\ntests: ./cases.yaml\n'
+    cases = "- vars: {q: hi}\n  assert: [{type: contains, value: x}]\n"
+    assert _at({"evals/x.eval.yaml": suite, "evals/cases.yaml": cases}) == [
+        ("evals/cases.yaml", 1, 3, "this case has no 'id': AgentV skips it")
     ]

@@ -75,6 +75,12 @@ PLANTED = [
         ("missing-file",),
     ),
     (
+        "no-id",
+        "tests:\n  - {criteria: c, input: hi}\n",
+        True,
+        ("schema-violation",),
+    ),
+    (
         "hook-binary",
         "workspace:\n  hooks:\n    before_all:\n      command: [git, status]\n"
         "tests:\n  - {id: a, criteria: c, input: hi}\n",

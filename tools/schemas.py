@@ -846,6 +846,9 @@ def agentv_v4() -> S:
     test: S = {
         "type": "object",
         "description": "One test.",
+        # AgentV 4.42.4 refuses a test without an id (eval-validator.ts: "Missing or invalid
+        # 'id' field"), and its loader skips one.
+        "required": ["id"],
         "properties": {
             "id": string("Test id, unique in the file.", minLength=1),
             "criteria": string("What success looks like."),

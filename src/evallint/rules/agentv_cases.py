@@ -102,7 +102,11 @@ def _check_file(path: str, ref: FileRef, ctx: Context) -> Iterator[Finding]:
         )
         return
     one = path.rpartition("/")[2] in _FOLDER_CASE
-    cases = [found.data] if one else found.data
+    data = found.data
+    if one and isinstance(data, dict) and data.get("id") is None:
+        # AgentV gives a folder's case the folder's name for an id (case-file-loader.ts).
+        data = {**data, "id": path.rsplit("/", 2)[-2]}
+    cases = [data] if one else data
     if not isinstance(cases, list):
         yield Finding((), "a case file holds a list of cases; AgentV refuses anything else",
                       path=path)  # fmt: skip
@@ -114,10 +118,12 @@ def _check_cases(path: str, cases: list[JSON], one: bool, ctx: Context) -> Itera
     def at(pointer: Pointer) -> Pointer:
         return pointer[1:] if one else pointer  # a folder's case.yaml is the case itself
 
+    # The v4 schema requires an id (AgentV 4 refuses the file); AgentV 5 skips such a case.
+    unnamed = ctx.kind.name == agentv.NEXT.name
     for i, case in enumerate(cases):
         if not isinstance(case, dict):
             yield Finding(at((i,)), "a case is a mapping; AgentV refuses the file", path=path)
-        elif "id" not in case and not one:
+        elif "id" not in case and unnamed:
             yield Finding(at((i,)), "this case has no 'id': AgentV skips it", path=path)
     schema = ctx.kind.schema
     if schema is None:
