@@ -925,3 +925,20 @@ def test_agentv_4_refuses_a_test_without_an_id() -> None:
     assert found("evals/x.eval.yaml", text) == [
         (2, 5, "schema-violation", "missing required key 'id'")
     ]
+
+
+def test_hostile_values_in_the_new_agentv_rules_are_findings_not_crashes() -> None:
+    """An environment `type` that is a list (unhashable) and a 200,000-character prompt of
+    slashes answer at once, with findings: no crash, no quadratic scan."""
+    import time
+
+    suite = 'prompts: ["{{ q }}"]\nenvironment: {type: [host]}\ntests:\n  - vars: {q: hi}\n'
+    assert [f[2] for f in found("evals/x.eval.yaml", suite)] == ["agentv-rejected"]
+    slashes = "a/" * 100_000 + " x"
+    text = (
+        "tests:\n  - id: a\n    criteria: c\n    input: hi\n    assertions:\n"
+        f"      - {{type: llm-grader, prompt: '{slashes}'}}\n"
+    )
+    started = time.perf_counter()
+    assert found("evals/y.eval.yaml", text) == []
+    assert time.perf_counter() - started < 5

@@ -3,7 +3,6 @@ the path's text itself to the judge."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -17,8 +16,22 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-# One word with a slash or a text file's extension: what an author means as a file.
-_PATHLIKE = re.compile(r"[^\s:]*(?:/[^\s]*|\.(?:md|txt|j2|jinja2?|prompt|tmpl|hbs|ya?ml))")
+# A text file's extensions: with them, or with a slash, one word is what an author means as a
+# file.
+_TEXT_FILES = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".tmpl", ".hbs", ".yml")
+_YAML = ".yaml"
+
+
+def _pathlike(text: str) -> bool:
+    """One word (no space), no scheme before its first slash (`https://...` is no file), and a
+    slash or a text file's extension. Plain string tests: linear on any value."""
+    if not text or any(c.isspace() for c in text):
+        return False
+    if ":" in text.partition("/")[0]:
+        return False
+    return "/" in text or text.lower().endswith((*_TEXT_FILES, _YAML))
+
+
 # Dialects whose AgentV reads a bare prompt as a file when it finds one (0.10 to 2.x), and
 # the one that never does (4.x: only `file://` names a file, grader-parser.ts).
 _FOUND_OR_TEXT = frozenset({agentv.V2.name, agentv.SPEC.name})
@@ -59,9 +72,9 @@ def agentv_prompt_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     reads = ctx.kind.name in _FOUND_OR_TEXT
     for where, grader in graders_of(doc):
         prompt = grader.get("prompt")
-        if not isinstance(prompt, str) or not _PATHLIKE.fullmatch(prompt.strip()):
+        text = prompt.strip() if isinstance(prompt, str) else ""
+        if not _pathlike(text):
             continue
-        text = prompt.strip()
         if not reads:
             yield Finding(
                 (*where, "prompt"),

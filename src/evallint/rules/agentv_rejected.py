@@ -195,7 +195,8 @@ def _environment(recipe: JSON, where: Pointer) -> Iterator[Finding]:
         return
     if not isinstance(recipe, dict):
         return
-    known = _RECIPE.get(recipe.get("type"))  # type: ignore[arg-type]
+    kind = recipe.get("type")
+    known = _RECIPE.get(kind) if isinstance(kind, str) else None
     if known is None:
         at = (*where, "type") if "type" in recipe else where
         yield Finding(at, "an environment recipe's type is 'host' or 'docker'")
