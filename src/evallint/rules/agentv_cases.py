@@ -5,6 +5,7 @@ file, at its line. AgentV 4.42.4 and 5.3.1-next.1: case-file-loader.ts.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -74,17 +75,24 @@ def _case_paths(doc_path: str, ref: FileRef, ctx: Context) -> list[str]:
     for place in candidates(doc_path, ref, ctx.root_name):
         if place in ctx.files:
             return [] if ctx.outside(place) else [place]  # a link out is missing-file's
-        folder = place.rstrip("/") + "/"
-        inside = sorted(
-            f
-            for f in ctx.files
-            if f.startswith(folder)
-            and f[len(folder) :].count("/") == 1
-            and f.rpartition("/")[2] in _FOLDER_CASE
-        )
+        inside = _folder_cases(ctx.files).get(place.rstrip("/"))
         if inside:
             return inside
     return []  # nowhere: missing-file says so
+
+
+@functools.lru_cache(maxsize=2)
+def _folder_cases(files: frozenset[str]) -> dict[str, list[str]]:
+    """Folder -> the `<case>/case.yaml` files of its subfolders, once a run: a suite naming
+    many folders costs a lookup each, never a pass over the tree."""
+    out: dict[str, list[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition("/")
+        if name in _FOLDER_CASE and folder:
+            out.setdefault(folder.rpartition("/")[0], []).append(path)
+    for found in out.values():
+        found.sort()
+    return out
 
 
 def _check_file(path: str, ref: FileRef, ctx: Context) -> Iterator[Finding]:
