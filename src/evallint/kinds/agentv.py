@@ -237,7 +237,7 @@ def reads(path: str, data: JSON) -> Iterator[str]:
     from evallint.kinds.base import candidates
 
     for ref in case_refs(data):
-        if ref.pointer[:1] == ("tests",) and ref.path.lower().endswith(_CASE_FILES):
+        if ref.path.lower().endswith(_CASE_FILES):
             yield from candidates(path, ref)
 
 

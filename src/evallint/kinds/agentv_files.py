@@ -161,8 +161,11 @@ def _file_refs(data: JSON, *, scripts: bool) -> Iterator[FileRef]:
             yield from _grader_files(inner.get("evaluators"), (key, i, "execution", "evaluators"))
 
 
+def is_case_ref(ref: FileRef) -> bool:
+    """A reference to case files: the case list as a path, or a path among the cases."""
+    return ref.pointer[:1] in (("tests",), ("evalcases",)) and len(ref.pointer) <= 2
+
+
 def case_refs(data: JSON) -> Iterator[FileRef]:
-    """The references to case files: `tests` as a path, or paths among the tests."""
-    for ref in _file_refs(data, scripts=True):
-        if ref.pointer[:1] in (("tests",), ("evalcases",)) and len(ref.pointer) <= 2:
-            yield ref
+    """The references to case files, scripts with their function included."""
+    return (ref for ref in _file_refs(data, scripts=True) if is_case_ref(ref))

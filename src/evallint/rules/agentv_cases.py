@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import agentv
+from evallint.kinds.agentv_files import is_case_ref
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.api import file_refs_of
@@ -65,8 +66,7 @@ def agentv_case_file(doc: Document, ctx: Context) -> Iterator[Finding]:
 def _case_refs(doc: Document, ctx: Context) -> Iterator[FileRef]:
     """The suite's references to case files: `tests` as a path, or a path among its tests."""
     for ref in file_refs_of(doc, ctx.kind):
-        case = ref.pointer[:1] == ("tests",) and len(ref.pointer) <= 2
-        if case and not ref.function and not ref.glob:
+        if is_case_ref(ref) and not ref.function and not ref.glob:
             yield ref
 
 
