@@ -16,11 +16,11 @@ def _string(description: str) -> S:
 
 
 def _component(what: str) -> S:
+    # Open: Inspect ignores other keys here (a misspelt `args` is a key-typo, not an unknown key).
     return {
         "type": "object",
         "description": f"One {what}, by its name in Inspect AI, with its arguments.",
         "required": ["name"],
-        "additionalProperties": False,
         "properties": {
             "name": _string(f"The {what}'s name."),
             "args": {"type": "object", "description": "Its arguments."},
@@ -31,7 +31,7 @@ def _component(what: str) -> S:
 FIELD_SPEC: S = {
     "type": "object",
     "description": "Which columns of the dataset are the input, the target and the choices.",
-    "required": ["input", "target"],
+    # Every field has a default (`input`, `target`, ...); Inspect rejects a key it does not know.
     "additionalProperties": False,
     "properties": {
         "input": _string("The column holding the input."),
@@ -50,6 +50,8 @@ FIELD_SPEC: S = {
         "sandbox": _string("The column naming each sample's sandbox."),
         "files": _string("The column holding each sample's files."),
         "setup": _string("The column holding each sample's setup script."),
+        "checkpoint": _string("The column holding each sample's checkpoint."),
+        "description": _string("The column holding each sample's description."),
     },
 }
 
@@ -59,16 +61,30 @@ TASK_COMMON: S = {
     "split": _string("The dataset split (default: `test`)."),
 }
 
+# Inspect reads its task model leniently (pydantic's lax mode): these texts are booleans to it,
+# and a number written as text is a number.
+LAX_BOOLEANS = ("0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes")
+
 INSPECT_TASK: S = {
     "type": "object",
     "description": "An Inspect AI task: Inspect rejects any key it does not know.",
-    "required": ["field_spec", "solvers", "scorers"],
+    # Inspect needs `id` only beside another task; the Hub needs it on every task at push.
+    "required": ["id", "field_spec", "solvers", "scorers"],
     "additionalProperties": False,
     "properties": {
         **TASK_COMMON,
         "field_spec": FIELD_SPEC,
-        "shuffle_choices": {"type": "boolean", "description": "Shuffle the choices."},
-        "epochs": {"type": "integer", "minimum": 1, "description": "Runs of each sample."},
+        "shuffle_choices": {
+            "description": "Shuffle the choices.",
+            "anyOf": [{"type": "boolean"}, {"enum": [0, 1, *LAX_BOOLEANS]}],
+        },
+        "epochs": {
+            "description": "Runs of each sample.",
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string", "pattern": "^[1-9][0-9]*$"},
+            ],
+        },
         "epoch_reducer": {
             "type": "string",
             "description": "How the epochs' scores combine.",
@@ -156,6 +172,9 @@ def hf_eval_results() -> S:
                 },
             },
             "notes": _string("How the evaluation was set up."),
+            "evaluation_framework": _string(
+                "The framework that ran it, as the benchmark's eval.yaml names it."
+            ),
         },
     }
     return {

@@ -62,6 +62,7 @@ INSPECT_SCORERS = (
     "model_graded_qa",
     "model_graded_fact",
     "choice",
+    "math",
 )
 
 _EVAL_NAME = re.compile(r"^eval\.ya?ml$", re.I)
@@ -119,6 +120,9 @@ RESULTS = Kind(
     by_path=in_results,
     top_level="list",
     editor_globs=("**/.eval_results/*.yaml", "**/.eval_results/*.yml"),
+    # `huggingface_hub` reads the keys it knows and passes over the rest, and the Hub's push-time
+    # check is not documented to refuse them: a key it does not know is a warning.
+    warns=frozenset({"unknown-key"}),
 )
 
 
