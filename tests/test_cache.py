@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -426,3 +427,43 @@ def test_a_file_may_define_an_id_when_it_holds_every_needle_of_a_defining_kind(
     raw = b" ".join(parts)
     expected = any(all(n in raw for n in k.needles) for k in KINDS if k.defines)
     assert summary.may_define(raw) == expected
+
+
+def test_an_editor_outside_git_keeps_summaries_while_the_files_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside git an editor writes no cache: it keeps the summaries in memory, and takes one
+    again only while the file's `stat` is the one it was made from."""
+    import os
+    import time
+
+    from evallint.session.editor import Project
+
+    def put(path: str, text: str, age: int) -> None:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+        past = time.time() - age
+        os.utime(tmp_path / path, (past, past))  # not modified in the last moments: not racy
+
+    for i in range(5):
+        put(f"rubrics/r{i}.yaml", _rubric(f"r{i}"), 3600)
+    put("datasets/d0.yaml", _dataset("rubric/r1@2.0.0"), 3600)
+    made: list[str] = []
+    real = summary.summarize
+
+    def counted(path: str, *rest: Any) -> Any:
+        made.append(path)
+        return real(path, *rest)
+
+    monkeypatch.setattr(summary, "summarize", counted)
+    editor, open_files = Project(tmp_path), {"datasets/d0.yaml": _dataset("rubric/r1@2.0.0")}
+
+    def rules() -> list[str]:
+        return [d.rule for d in editor.check(open_files).diagnostics]
+
+    assert rules() == ["unknown-ref-version"] and len(made) == 5
+    made.clear()
+    assert rules() == ["unknown-ref-version"] and made == []
+    put("rubrics/r1.yaml", _rubric("r1", "2.0.0"), 1800)
+    assert rules() == [] and made == ["rubrics/r1.yaml"]
+    assert not (tmp_path / FOLDER).exists()

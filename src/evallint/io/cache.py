@@ -121,6 +121,8 @@ class TreeCache:
     def keep(self, paths: Iterable[str]) -> None:
         """The paths this run asked about: only theirs are saved (deleted files drop out). A
         collection is kept as it is, not copied: the caller leaves it unchanged."""
+        if self._folder is None:
+            return  # nothing is written (an editor keeps such a cache across runs: no growth)
         self._used.append(paths if isinstance(paths, list | tuple | set | frozenset) else [*paths])
 
     def base_changed(self) -> frozenset[str] | None:
@@ -313,8 +315,7 @@ def open_cache(
     them (they must still describe the working tree); `base`: the commit the listing applied
     the change to, and the paths the change touched, when `blobs` are that commit's
     (`TreeCache.base_changed`)."""
-    # What a summary depends on besides the bytes: the kind a path is given, the size limit.
-    stamp = repr((config.kinds, config.max_file_size))
+    stamp = _stamp(config)
     folder: Path | None = root / FOLDER
     why = None
     if not enabled:
@@ -329,8 +330,63 @@ def open_cache(
     return TreeCache(root, folder, stamp, in_git, blobs, base if blobs is not None else None), why
 
 
+def _stamp(config: Config) -> str:
+    """What a summary depends on besides the bytes: the kind a path is given, the size limit."""
+    return repr((config.kinds, config.max_file_size))
+
+
 def _lists_cache(tree: Sequence[str]) -> bool:
     """Whether the tree lists the cache folder or a file in it (a change could plant one)."""
     # The prefix test runs in C over a large tree; the exact test only on what it lets by.
     near = compress(tree, map(str.startswith, tree, repeat(FOLDER)))
     return any(p == FOLDER or p.startswith(FOLDER + "/") for p in near)
+
+
+class MemoryCache(TreeCache):
+    """A cache kept in memory across runs, for an editor outside git (nothing is written in
+    the project). Without git's blob ids, a file is known unchanged by its `stat` (inode, size,
+    modification and change times) being the one seen when its summary was kept, as git's own
+    index knows a clean file; a file modified within `RACY_NS` of being kept may change again
+    within the same time stamp, so it is read again next run."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, root: Path, stamp: str) -> None:
+        super().__init__(root, None, stamp, in_git=False)
+        self._seen: dict[str, tuple[int, int, int, int]] = {}
+        self._prefix = str(root) + os.sep  # a stat each file a run: no Path made for it
+
+    @property
+    def stamp(self) -> str:
+        return self._stamp
+
+    def known(self) -> Mapping[str, str]:
+        """Asked anew each run: the files may have changed on disk since the last one."""
+        kept, out = self._load(), {}
+        for path, seen in self._seen.items():
+            entry = kept.get(path)
+            if isinstance(entry, list) and entry and _stat(self._prefix + path) == seen:
+                out[path] = str(entry[0])
+        return out
+
+    def put(self, path: str, key: str, summary: JSON) -> None:
+        import time
+
+        super().put(path, key, summary)
+        now = _stat(self._prefix + path)
+        if now is not None and now[2] < time.time_ns() - self.RACY_NS:
+            self._seen[path] = now
+        else:
+            self._seen.pop(path, None)
+
+
+def _stat(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def memory_cache(root: Path, config: Config) -> MemoryCache:
+    return MemoryCache(root, _stamp(config))

@@ -21,6 +21,7 @@ from evallint.session.check import Options, Plan, plan
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
     from evallint.config import Config
+    from evallint.io.cache import MemoryCache, TreeCache
     from evallint.io.source import Source
     from evallint.project import Entry
     from evallint.project import Project as Index
@@ -36,11 +37,18 @@ class Project:
     # The open files' changes from HEAD, worked out once a plan (the disk changes only on a
     # save or a file event, which drop the plan): (the plan, the open paths, the baseline).
     head: tuple[Plan, frozenset[str], Baseline | None] | None = None
+    # Outside git no cache is written in the project: the summaries of the files outside the
+    # open ones are kept in memory instead, across plans while the settings that shape a
+    # summary stay (a file changed on disk is summarized again).
+    memory: MemoryCache | None = None
 
     def refresh(self) -> None:
         """Read the settings and list the tree again (a file was made, deleted or renamed, or
         the settings changed)."""
-        self.planned = plan(Options(paths=(str(self.root),), cwd=self.root, cache=True))
+        # Every finding, as `--format json` gives them: an editor lists each at its place, and
+        # a "N more like this" summary would point at none of the rest.
+        options = Options(paths=(str(self.root),), cwd=self.root, cache=True, every_finding=True)
+        self.planned = plan(options)
 
     def relative(self, path: Path) -> str | None:
         """The project path of a file, None when it lies outside the project."""
@@ -101,7 +109,6 @@ class Project:
     ) -> tuple[Entry, Index, frozenset[str]] | None:
         """The open file's entry, and the project indexed as a check of that file indexes it."""
         from evallint.engine import index
-        from evallint.io.cache import open_cache
         from evallint.project import Entry
         from evallint.read import read_entry
 
@@ -110,7 +117,7 @@ class Project:
         if not isinstance(entry, Entry) or not entry.doc.ok:
             return None
         config, files = planned.config, frozenset(tree)
-        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
+        store = self._store(planned, tree)
         indexed = index.build([entry], tree, source, config, store=store, files=files)
         return entry, indexed.project, files
 
@@ -131,7 +138,6 @@ class Project:
         """The findings of the open eval files (`buffers`: project path -> unsaved text), with
         the rest of the project read from disk."""
         from evallint.engine.run import lint
-        from evallint.io.cache import open_cache
         from evallint.io.source import Buffers, FsSource, Overlay
 
         if self.planned is None:
@@ -155,11 +161,22 @@ class Project:
         source = Overlay(FsSource(planned.root), Buffers(held), frozenset(held))
         # Summaries of the files outside the run are kept as the command keeps them; the
         # buffers are the run's, so none is taken from the cache.
-        store, _ = open_cache(planned.root, planned.in_git, config, tree, enabled=planned.in_git)
+        store = self._store(planned, tree)
         base = self._head_of(planned, paths) if planned.in_git else None
         report = lint(paths, source, config, tree=tree, today=today, store=store, baseline=base)
         store.save()
         return replace(report, notes=())
+
+    def _store(self, planned: Plan, tree: Sequence[str]) -> TreeCache:
+        """The cache a check uses: in git the command's own, outside git this plan's memory."""
+        from evallint.io.cache import memory_cache, open_cache
+
+        if planned.in_git:
+            return open_cache(planned.root, True, planned.config, tree, enabled=True)[0]
+        made = memory_cache(planned.root, planned.config)
+        if self.memory is None or self.memory.stamp != made.stamp:
+            self.memory = made
+        return self.memory
 
     def _head_of(self, planned: Plan, paths: Sequence[str]) -> Baseline | None:
         """`_head`, again only when the plan or the open files changed."""
