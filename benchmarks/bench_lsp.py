@@ -94,6 +94,10 @@ def edit_rows(root: Path, edits: int) -> None:
         deps.append(time.perf_counter() - began)
     client.close()
     print(f"| an edit of the open dataset, to its diagnostics | {spread(own, ' s')} | | |")
+    if edits >= 100:  # does an edit cost more after many? the first tenth against the last
+        tenth = edits // 10
+        first, last = spread(own[:tenth], " s"), spread(own[-tenth:], " s")
+        print(f"| the last {tenth} of those edits | {last} | the first {tenth}: {first} | |")
     print(
         f"| an edit of a rubric {len(opened)} open datasets name, to their diagnostics | "
         f"{spread(deps, ' s')} | | |"

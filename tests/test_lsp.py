@@ -66,18 +66,17 @@ def _found(diagnostics: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
     )
 
 
-def _parity(client: Client, root: Path, cli: list[dict[str, Any]]) -> int:
-    """Open each eval file of `root` alone and compare the server's findings with the CLI's:
-    places, ids, severities, messages. The number of findings compared."""
+def _parity(client: Client, root: Path, cli: list[dict[str, Any]], every: int = 1) -> set[str]:
+    """Open each eval file of `root` alone (or one in `every`) and compare the server's
+    findings with the CLI's: places, ids, severities, messages. The files opened."""
     files = sorted(
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
         if p.suffix in (".yaml", ".yml", ".json", ".jsonl")
         and ".git" not in p.parts
         and p.is_file()  # a folder may be named `x.json`
-    )
+    )[::every]
     levels = {3: "note", 2: "warning", 1: "error"}
-    compared = 0
     for rel in files:
         uri = client.open(rel)
         mine = client.published(uri)
@@ -87,11 +86,19 @@ def _parity(client: Client, root: Path, cli: list[dict[str, Any]]) -> int:
         assert sorted((levels[d["severity"]], d["message"]) for d in mine) == sorted(
             (d["severity"], d["message"]) for d in theirs
         ), rel
-        compared += len(mine)
-    return compared
+    return set(files)
 
 
-@pytest.mark.parametrize("corpus", ["examples", "drupal", "agentv", "eee"])
+# Corpora too large to open file by file in every CI environment: the EEE corpus (6,499 files,
+# minutes) runs where EVALLINT_LSP_EEE is set (.ci/run sets it in one environment); the
+# harness's tree (13,880 files, 13 minutes) is compared on one file in 20.
+SAMPLED = {"other/lm-eval-harness": 20}
+
+
+@pytest.mark.parametrize(
+    "corpus",
+    ["examples", "drupal", "agentv", "other/promptfoo", "other/openai-evals", "eee", *SAMPLED],
+)
 def test_the_servers_findings_are_the_commands(client_for: Any, run: Any, corpus: str) -> None:
     """Parity: every eval file of `examples/` and of the real corpora, opened as it is, gets
     the findings `evallint check` gives it over the same folder."""
@@ -102,11 +109,14 @@ def test_the_servers_findings_are_the_commands(client_for: Any, run: Any, corpus
             "the EEE corpus's 6,499 files take minutes one by one: EVALLINT_LSP_EEE=1 runs "
             "them (.ci/run sets it in one environment)"
         )
-    root = REPO / "examples" if corpus == "examples" else shared_or_skip("corpus", corpus)
+    root = (
+        REPO / "examples" if corpus == "examples" else shared_or_skip("corpus", *corpus.split("/"))
+    )
     _, out, _ = run("check", "--format", "json", "--no-cache", ".", cwd=root)
     cli = json.loads(out)["diagnostics"]
-    compared = _parity(client_for(root), root, cli)
-    assert compared == len(cli)
+    opened = _parity(client_for(root), root, cli, SAMPLED.get(corpus, 1))
+    if corpus not in SAMPLED:
+        assert {d["path"] for d in cli} <= opened  # every finding was compared
     if corpus != "examples":  # outside git the server keeps no cache: it writes nothing there
         assert not (root / ".evallint_cache").exists()
 
