@@ -13,7 +13,7 @@ from conftest import DictSource, found, lint_files
 from evallint.config import Config
 from evallint.project import Entry
 from evallint.read import read_entry
-from test_git import Repo
+from test_git import Repo, Run
 
 TASK = """\
 task: demo
@@ -519,3 +519,19 @@ def test_a_diff_that_removes_a_function_from_a_module_reports_its_users(tmp_path
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/utils.py": "def g(d):\n    return d\n"})
     assert _diff(repo) == [("tasks/demo/b.yaml", 3, "lm-eval-function")]
+
+
+def test_bump_raises_a_harness_version_by_one(tmp_path: Path, run: Run) -> None:
+    """`evallint bump` answers lm-eval-version-not-bumped as the harness's guide asks."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED, "tasks/demo/utils.py": UTILS})
+    repo.git("checkout", "-q", "-b", "change")
+    changed = VERSIONED.replace("num_fewshot: 0", "num_fewshot: 5")
+    repo.write({"tasks/demo/demo.yaml": changed.replace("1.0", "1.0  # kept")})
+    code, out, _ = run("bump", "--diff", "main", cwd=repo.root)
+    assert (code, out.splitlines()) == (
+        0,
+        ["tasks/demo/demo.yaml:6: 1.0 → 2.0", "1 change written"],
+    )
+    assert (repo.root / "tasks/demo/demo.yaml").read_text() == changed.replace("1.0", "2.0  # kept")
+    assert _diff(repo) == []

@@ -8,7 +8,7 @@ spans the parser found, so comments, quoting, key order and line endings stay as
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evallint.baseline import Baseline
@@ -34,6 +34,8 @@ def bump(
     *,
     update_refs: bool,
     today: datetime.date | None = None,
+    prior: Callable[[list[str]], Source] | None = None,
+    touched: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[str]]:
     """One round: the changes written, a line each; and what is left for the user, a line
     each: bumps that could not be written (a version spelt with escapes, say), and, without
@@ -43,7 +45,17 @@ def bump(
     # Whatever the configuration selects, bump runs the rules it is named for.
     wanted = replace(config, select=BUMPED, ignore=(), max_repeats=0)
     rules = [BY_ID[r] for r in BUMPED]
-    report = lint(paths, source, wanted, tree=tree, today=today, baseline=baseline, rules=rules)
+    report = lint(
+        paths,
+        source,
+        wanted,
+        tree=tree,
+        today=today,
+        baseline=baseline,
+        rules=rules,
+        prior=prior,
+        touched=touched,
+    )
     texts: dict[str, str] = {}
     changes = changes_of(report.diagnostics, source, texts, BUMPED)
     left = [

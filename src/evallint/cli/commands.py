@@ -17,7 +17,7 @@ def run_bump(args: argparse.Namespace) -> int:
     from evallint.cli.bump import bump
     from evallint.io import discover
     from evallint.io.source import FsSource
-    from evallint.session.selection import choose
+    from evallint.session.selection import choose, prior_reader
     from evallint.session.settings import load_config, today
 
     cwd = Path.cwd()
@@ -42,6 +42,9 @@ def run_bump(args: argparse.Namespace) -> int:
             chosen.baseline,
             update_refs=args.update_refs,
             today=today(args.today, os.environ),
+            # The base's files, for the version rules that compare a file with its includes'.
+            prior=prior_reader(root, chosen.base[0]) if chosen.base else None,
+            touched=chosen.touched,
         )
         edits += done
         if not done or not args.update_refs:

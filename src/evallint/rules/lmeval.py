@@ -17,13 +17,12 @@ from evallint.parse import format_of
 from evallint.rules.api import within
 from evallint.rules.base import rule
 from evallint.rules.lmeval_read import (
-    VersionChange,
     chain,
     defined_elsewhere,
     harness_roots,
+    is_task,
     references,
     templates,
-    version_change,
 )
 from evallint.suggest import suggest
 from evallint.validation.schemas import load_schema
@@ -124,17 +123,6 @@ def lm_eval_function_unverified(doc: Document, ctx: Context) -> Iterator[Finding
             yield _here(doc, at, pointer, verdict.note, within=offsets)
 
 
-def _is_task(doc: Document) -> bool:
-    """A file the harness indexes as a task it builds from the config (not a Python class)."""
-    data = doc.data
-    return (
-        doc.path.endswith(".yaml")
-        and isinstance(data, dict)
-        and isinstance(data.get("task"), str)
-        and "group" not in data
-    )
-
-
 @rule("lm-eval-missing-choices", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_missing_choices(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A `multiple_choice` task with no `doc_to_choice`.
@@ -158,7 +146,7 @@ def lm_eval_missing_choices(doc: Document, ctx: Context) -> Iterator[Finding]:
         doc_to_target: label
         doc_to_choice: ["no", "yes"]
     """
-    if not _is_task(doc):
+    if not is_task(doc):
         return
     merged = chain(doc, ctx).merged
     if merged.get("output_type") != "multiple_choice" or "class" in merged:
@@ -250,119 +238,6 @@ def lm_eval_template(doc: Document, ctx: Context) -> Iterator[Finding]:
                 placed = within(source, pointer, text, p.start, p.end)
                 at = None if source.path == doc.path else source.path
                 yield Finding(pointer, p.message, within=placed.within, path=at)
-
-
-def _version_at(doc: Document) -> Pointer:
-    """Where a task's version is, or would go: its own `metadata.version`, else its include."""
-    data = doc.data if isinstance(doc.data, dict) else {}
-    meta = data.get("metadata")
-    if isinstance(meta, dict) and "version" in meta:
-        return ("metadata", "version")
-    return ("include",) if "include" in data else ("task",)
-
-
-def _what(found: VersionChange) -> str:
-    names = ", ".join(found.changed[:3]) + (" and more" if len(found.changed) > 3 else "")
-    return f"{names} changed" + (f" (through {found.through})" if found.through else "")
-
-
-def _raised(before: JSON, after: JSON) -> bool:
-    """Whether the version went up: numbers as numbers, text as semver where it parses."""
-    from evallint.refs import parse_version
-
-    if isinstance(before, int | float) and isinstance(after, int | float):
-        return after > before
-    old, new = parse_version(str(before)), parse_version(str(after))
-    if old is not None and new is not None:
-        return bool(new > old)
-    return str(after) != str(before)
-
-
-@rule(
-    "lm-eval-version-not-bumped",
-    Severity.ERROR,
-    kinds=lmeval.KINDS,
-    needs_base=True,
-    reads_files=True,
-)
-def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A task's scoring changed and its `metadata.version` did not go up.
-
-    The harness reports a task's `metadata.version` with its results, and its new-task guide
-    asks for an increase (by 1: `1.0` to `2.0`) whenever the scoring changes, so that results
-    of two versions are never compared as one. Score-affecting is every field but
-    `description`, `tag`, the aliases and `metadata`; a change counts when it reaches the task
-    through an included template, or through the source of a function a `!function` names.
-    Checked with `--diff`.
-
-    Base (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 0
-        metadata:
-          version: 1.0
-    Bad (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 5
-        metadata:
-          version: 1.0
-    Good (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 5
-        metadata:
-          version: 2.0
-    """
-    found = version_change(doc, ctx) if _is_task(doc) else None
-    if found is None or found.after is None or _raised(found.before, found.after):
-        return
-    message = (
-        f"{_what(found)}, which changes scores; metadata.version is still {found.after}: "
-        "raise it (the harness's guide: by 1)"
-    )
-    if found.versioned_in != doc.path:  # the template's version: one finding there, for all
-        if found.through == found.versioned_in:
-            message = message.replace(f" (through {found.through})", "", 1)
-        yield Finding(("metadata", "version"), message, path=found.versioned_in)
-    else:
-        yield Finding(_version_at(doc), message)
-
-
-@rule(
-    "lm-eval-version-missing",
-    Severity.NOTE,
-    kinds=lmeval.KINDS,
-    needs_base=True,
-    reads_files=True,
-)
-def lm_eval_version_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A task's scoring changed and it has no `metadata.version` to say so.
-
-    Results of the task before and after the change carry the same (missing) version. The
-    harness's guide asks every task for `metadata.version`, raised when scoring changes.
-
-    Base (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 0
-    Bad (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 5
-    Good (tasks/demo/demo.yaml):
-        task: demo
-        dataset_path: demo/data
-        num_fewshot: 5
-        metadata:
-          version: 1.0
-    """
-    found = version_change(doc, ctx) if _is_task(doc) else None
-    if found is not None and found.after is None and found.before is None:
-        yield Finding(
-            _version_at(doc),
-            f"{_what(found)}, which changes scores; the task has no metadata.version: add one",
-        )
 
 
 @rule("lm-eval-yml-not-indexed", Severity.WARNING, kinds=lmeval.KINDS, precision="high")

@@ -411,3 +411,14 @@ def harness_roots(files: frozenset[str]) -> list[str]:
         and path.removesuffix("_index.py") + "manager.py" in files
         and path.removesuffix("_index.py") + "__init__.py" in files
     ]
+
+
+def is_task(doc: Document) -> bool:
+    """A file the harness indexes as a task it builds from the config (not a Python class)."""
+    data = doc.data
+    return (
+        doc.path.endswith(".yaml")
+        and isinstance(data, dict)
+        and isinstance(data.get("task"), str)
+        and "group" not in data
+    )

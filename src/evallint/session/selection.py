@@ -285,7 +285,7 @@ def lint_selection(
         links=chosen.links,
         deleted=chosen.deleted,
         touched=chosen.touched,
-        prior=_prior(root, chosen.base[0]) if chosen.base else None,
+        prior=prior_reader(root, chosen.base[0]) if chosen.base else None,
         was=chosen.was,
     )
     store.save()
@@ -293,7 +293,7 @@ def lint_selection(
     return replace(report, notes=(*report.notes, *notes)) if notes else report
 
 
-def _prior(root: Path, rev: str) -> Callable[[list[str]], Source]:
+def prior_reader(root: Path, rev: str) -> Callable[[list[str]], Source]:
     """What reads files as the commit `rev` has them (a change's base)."""
 
     def read(paths: list[str]) -> Source:

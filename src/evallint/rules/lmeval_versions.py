@@ -1,0 +1,155 @@
+"""lm-evaluation-harness versions: a task's `metadata.version` goes up when its scoring changes
+(in the task, a template it includes, or a function a `!function` names), as the harness's
+new-task guide asks; `evallint bump` raises it by 1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.kinds import lmeval
+from evallint.model import JSON, Finding, Fix, Pointer, Severity
+from evallint.rules.base import rule
+from evallint.rules.lmeval_read import VersionChange, is_task, version_change
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.rules.api import Context
+
+
+def _version_at(doc: Document) -> Pointer:
+    """Where a task's version is, or would go: its own `metadata.version`, else its include."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and "version" in meta:
+        return ("metadata", "version")
+    return ("include",) if "include" in data else ("task",)
+
+
+def _what(found: VersionChange) -> str:
+    names = ", ".join(found.changed[:3]) + (" and more" if len(found.changed) > 3 else "")
+    return f"{names} changed" + (f" (through {found.through})" if found.through else "")
+
+
+def _raised(before: JSON, after: JSON) -> bool:
+    """Whether the version went up: numbers as numbers, text as semver where it parses."""
+    from evallint.refs import parse_version
+
+    if isinstance(before, int | float) and isinstance(after, int | float):
+        return after > before
+    old, new = parse_version(str(before)), parse_version(str(after))
+    if old is not None and new is not None:
+        return bool(new > old)
+    return str(after) != str(before)
+
+
+@rule(
+    "lm-eval-version-not-bumped",
+    Severity.ERROR,
+    kinds=lmeval.KINDS,
+    needs_base=True,
+    reads_files=True,
+    fixable=True,
+    bumps=True,
+)
+def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A task's scoring changed and its `metadata.version` did not go up.
+
+    The harness reports a task's `metadata.version` with its results, and its new-task guide
+    asks for an increase (by 1: `1.0` to `2.0`) whenever the scoring changes, so that results
+    of two versions are never compared as one. Score-affecting is every field but
+    `description`, `tag`, the aliases and `metadata`; a change counts when it reaches the task
+    through an included template, or through the source of a function a `!function` names.
+    Checked with `--diff`.
+
+    Base (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 0
+        metadata:
+          version: 1.0
+    Bad (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 5
+        metadata:
+          version: 1.0
+    Good (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 5
+        metadata:
+          version: 2.0
+    """
+    found = version_change(doc, ctx) if is_task(doc) else None
+    if found is None or found.after is None or _raised(found.before, found.after):
+        return
+    message = (
+        f"{_what(found)}, which changes scores; metadata.version is still {found.after}: "
+        "raise it (the harness's guide: by 1)"
+    )
+    raised = _raised_by_one(found.after)
+    fix = Fix(("metadata", "version"), str(found.after), raised) if raised else None
+    if found.versioned_in != doc.path:  # the template's version: one finding there, for all
+        if found.through == found.versioned_in:
+            message = message.replace(f" (through {found.through})", "", 1)
+        yield Finding(("metadata", "version"), message, path=found.versioned_in)
+    else:
+        yield Finding(_version_at(doc), message, fix=fix)
+
+
+def _raised_by_one(version: JSON) -> str | None:
+    """The version the harness's guide asks for, written as the old one is (`1.0` to `2.0`,
+    `3` to `4`, `"1.0"` to `"2.0"`); None for a version that is no such number."""
+    if isinstance(version, bool) or not isinstance(version, int | float | str):
+        return None
+    major, dot, minor = str(version).partition(".")
+    if not major.isdigit() or (dot and not minor.isdigit()):
+        return None
+    return f"{int(major) + 1}{dot}{minor}"
+    if isinstance(version, int):
+        return str(version + 1)
+    if isinstance(version, float) and version.is_integer():
+        return str(version + 1)
+    if isinstance(version, str) and version.isdigit():
+        return str(int(version) + 1)
+    if isinstance(version, str) and version.count(".") == 1 and version.replace(".", "").isdigit():
+        major, minor = version.split(".")
+        return f"{int(major) + 1}.{minor}"
+    return None
+
+
+@rule(
+    "lm-eval-version-missing",
+    Severity.NOTE,
+    kinds=lmeval.KINDS,
+    needs_base=True,
+    reads_files=True,
+)
+def lm_eval_version_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A task's scoring changed and it has no `metadata.version` to say so.
+
+    Results of the task before and after the change carry the same (missing) version. The
+    harness's guide asks every task for `metadata.version`, raised when scoring changes.
+
+    Base (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 0
+    Bad (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 5
+    Good (tasks/demo/demo.yaml):
+        task: demo
+        dataset_path: demo/data
+        num_fewshot: 5
+        metadata:
+          version: 1.0
+    """
+    found = version_change(doc, ctx) if is_task(doc) else None
+    if found is not None and found.after is None and found.before is None:
+        yield Finding(
+            _version_at(doc),
+            f"{_what(found)}, which changes scores; the task has no metadata.version: add one",
+        )
