@@ -20,7 +20,7 @@ from evallint.engine import run as run_module
 from evallint.engine import summary
 from evallint.engine.run import lint
 from evallint.io import discover
-from evallint.io.cache import FOLDER, TreeCache, blob_id, open_cache
+from evallint.io.cache import FOLDER, MemoryCache, TreeCache, blob_id, open_cache
 from evallint.io.source import FsSource
 from evallint.model import JSON
 from test_git import RUBRIC, Repo
@@ -449,13 +449,21 @@ def test_an_editor_outside_git_keeps_summaries_while_the_files_stay(
         put(f"rubrics/r{i}.yaml", _rubric(f"r{i}"), 3600)
     put("datasets/d0.yaml", _dataset("rubric/r1@2.0.0"), 3600)
     made: list[str] = []
-    real = summary.summarize
+    read: list[str] = []
+    real, real_read = summary.summarize, summary.read_bytes
 
     def counted(path: str, *rest: Any) -> Any:
         made.append(path)
         return real(path, *rest)
 
+    def reading(path: str, *rest: Any) -> Any:
+        read.append(path)
+        return real_read(path, *rest)
+
     monkeypatch.setattr(summary, "summarize", counted)
+    monkeypatch.setattr(summary, "read_bytes", reading)
+    # Writing a file sets its change time to now: no racy window, so a second run may trust it.
+    monkeypatch.setattr(MemoryCache, "RACY_NS", 0)
     editor, open_files = Project(tmp_path), {"datasets/d0.yaml": _dataset("rubric/r1@2.0.0")}
 
     def rules() -> list[str]:
@@ -463,7 +471,14 @@ def test_an_editor_outside_git_keeps_summaries_while_the_files_stay(
 
     assert rules() == ["unknown-ref-version"] and len(made) == 5
     made.clear()
-    assert rules() == ["unknown-ref-version"] and made == []
+    read.clear()
+    assert rules() == ["unknown-ref-version"] and made == read == []
     put("rubrics/r1.yaml", _rubric("r1", "2.0.0"), 1800)
-    assert rules() == [] and made == ["rubrics/r1.yaml"]
+    assert rules() == [] and made == read == ["rubrics/r1.yaml"]
+    # Changed a moment ago, it may change again within its time stamp: each run reads it.
+    monkeypatch.setattr(MemoryCache, "RACY_NS", 60_000_000_000)
+    put("rubrics/r2.yaml", _rubric("r2", "3.0.0"), 0)
+    for _ in range(2):
+        read.clear()
+        assert rules() == [] and read == ["rubrics/r2.yaml"]
     assert not (tmp_path / FOLDER).exists()

@@ -346,15 +346,19 @@ class MemoryCache(TreeCache):
     """A cache kept in memory across runs, for an editor outside git (nothing is written in
     the project). Without git's blob ids, a file is known unchanged by its `stat` (inode, size,
     modification and change times) being the one seen when its summary was kept, as git's own
-    index knows a clean file; a file modified within `RACY_NS` of being kept may change again
-    within the same time stamp, so it is read again next run."""
+    index knows a clean file. A file modified after the run began, or within `RACY_NS` before
+    (a time stamp may not tell two writes apart), may not hold the bytes its summary was made
+    from: its stat is not kept, so the next run reads it again."""
 
     RACY_NS = 2_000_000_000
 
     def __init__(self, root: Path, stamp: str) -> None:
+        import time
+
         super().__init__(root, None, stamp, in_git=False)
         self._seen: dict[str, tuple[int, int, int, int]] = {}
         self._prefix = str(root) + os.sep  # a stat each file a run: no Path made for it
+        self._began = time.time_ns()  # when the current run began (a run asks `known` first)
 
     @property
     def stamp(self) -> str:
@@ -362,6 +366,9 @@ class MemoryCache(TreeCache):
 
     def known(self) -> Mapping[str, str]:
         """Asked anew each run: the files may have changed on disk since the last one."""
+        import time
+
+        self._began = time.time_ns()
         kept, out = self._load(), {}
         for path, seen in self._seen.items():
             entry = kept.get(path)
@@ -370,11 +377,9 @@ class MemoryCache(TreeCache):
         return out
 
     def put(self, path: str, key: str, summary: JSON) -> None:
-        import time
-
         super().put(path, key, summary)
         now = _stat(self._prefix + path)
-        if now is not None and now[2] < time.time_ns() - self.RACY_NS:
+        if now is not None and max(now[2], now[3]) < self._began - self.RACY_NS:
             self._seen[path] = now
         else:
             self._seen.pop(path, None)
