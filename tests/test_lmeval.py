@@ -535,3 +535,17 @@ def test_bump_raises_a_harness_version_by_one(tmp_path: Path, run: Run) -> None:
     )
     assert (repo.root / "tasks/demo/demo.yaml").read_text() == changed.replace("1.0", "2.0  # kept")
     assert _diff(repo) == []
+
+
+def test_a_bump_is_offered_only_for_a_version_that_is_a_plain_number() -> None:
+    from evallint.rules.lmeval_versions import _raised_by_one
+
+    assert [_raised_by_one(v) for v in (1.0, 3, "1.0", "1.5", "7")] == [
+        "2.0",
+        "4",
+        "2.0",
+        "2.5",
+        "8",
+    ]
+    # No fix where the harness's "by 1" has no plain reading, nor for hostile text.
+    assert {_raised_by_one(v) for v in (True, None, "v1", "²", "1.²", "9" * 5000, 1e300)} == {None}

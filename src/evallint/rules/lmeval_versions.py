@@ -104,7 +104,11 @@ def _raised_by_one(version: JSON) -> str | None:
     if isinstance(version, bool) or not isinstance(version, int | float | str):
         return None
     major, dot, minor = str(version).partition(".")
-    if not major.isdigit() or (dot and not minor.isdigit()):
+    # ASCII digits only (`²` is a digit to isdigit, not to int), and few of them (int() of
+    # thousands of digits is refused, and no version is that long).
+    if not (major.isascii() and major.isdigit() and len(major) <= 18):
+        return None
+    if dot and not (minor.isascii() and minor.isdigit()):
         return None
     return f"{int(major) + 1}{dot}{minor}"
     if isinstance(version, int):
