@@ -315,7 +315,7 @@ def open_cache(
     them (they must still describe the working tree); `base`: the commit the listing applied
     the change to, and the paths the change touched, when `blobs` are that commit's
     (`TreeCache.base_changed`)."""
-    stamp = _stamp(config)
+    stamp = cache_stamp(config)
     folder: Path | None = root / FOLDER
     why = None
     if not enabled:
@@ -330,7 +330,7 @@ def open_cache(
     return TreeCache(root, folder, stamp, in_git, blobs, base if blobs is not None else None), why
 
 
-def _stamp(config: Config) -> str:
+def cache_stamp(config: Config) -> str:
     """What a summary depends on besides the bytes: the kind a path is given, the size limit."""
     return repr((config.kinds, config.max_file_size))
 
@@ -391,7 +391,3 @@ def _stat(path: str) -> tuple[int, int, int, int] | None:
     except (OSError, ValueError):
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def memory_cache(root: Path, config: Config) -> MemoryCache:
-    return MemoryCache(root, _stamp(config))

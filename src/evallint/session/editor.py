@@ -169,13 +169,13 @@ class Project:
 
     def _store(self, planned: Plan, tree: Sequence[str]) -> TreeCache:
         """The cache a check uses: in git the command's own, outside git this plan's memory."""
-        from evallint.io.cache import memory_cache, open_cache
+        from evallint.io.cache import MemoryCache, cache_stamp, open_cache
 
         if planned.in_git:
             return open_cache(planned.root, True, planned.config, tree, enabled=True)[0]
-        made = memory_cache(planned.root, planned.config)
-        if self.memory is None or self.memory.stamp != made.stamp:
-            self.memory = made
+        stamp = cache_stamp(planned.config)
+        if self.memory is None or self.memory.stamp != stamp:
+            self.memory = MemoryCache(planned.root, stamp)
         return self.memory
 
     def _head_of(self, planned: Plan, paths: Sequence[str]) -> Baseline | None:
