@@ -116,7 +116,7 @@ ACCEPTED = (
         "shuffle-yes",
         "decision-bench/eval.yaml",
         "split: train",
-        "split: train\n    shuffle_choices: yes",
+        'split: train\n    shuffle_choices: "yes"',
     ),
     ("field-spec-defaults", "decision-bench/eval.yaml", "      target: target\n", ""),
     (
