@@ -360,3 +360,50 @@ def test_a_csv_test_file_with_a_field_over_csvs_own_limit_is_read() -> None:
     csv = "question,__expected\n" + "x" * 200_000 + ",contians:30 days\n"
     diags = lint_files({**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv})
     assert [(d.span.line, d.rule) for d in diags] == [(23, "promptfoo-csv-test")]
+
+
+def test_a_provider_promptfoo_cannot_build_is_an_error_at_its_id() -> None:
+    providers = """\
+providers:
+  - opnai:gpt-4.1-mini
+  - id: bam:chat:granite
+  - {id: "sagemaker:anthropic:ep", config: {region: us-east-1}}
+  - sagemaker:my-endpoint
+  - {lambdalabs:chat:llama3: {config: {}}}
+  - {id: "sagemaker:llama:ep"}
+  - file://providers/custom.py:call_api
+  - file://providers/custom.ts
+  - promptfoo:redteam:crescendo
+  - "{{ env.PROVIDER }}"
+  - echo
+"""
+    text = CONFIG.replace("providers: [openai:gpt-4.1-mini]\n", providers)
+    found = [
+        d
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})
+        if d.rule == "promptfoo-provider"
+    ]
+    assert [(d.span.line, d.span.column) for d in found] == [
+        (6, 5), (7, 9), (8, 10), (9, 5), (10, 6)
+    ]  # fmt: skip
+    assert "did you mean 'openai'?" in found[0].message
+    assert "IBM BAM" in found[1].message
+    assert "'anthropic'" in found[2].message
+    assert "needs its model type" in found[3].message
+
+
+@pytest.mark.parametrize(
+    ("providers", "at"),
+    [
+        ("providers: {id: echo}\n", (5, 12)),
+        ("providers: []\n", (5, 12)),
+        ("providers:\n  - echo\n  - {label: x}\n", (7, 5)),
+        ("targets: [echo, {echo: }]\n", (5, 17)),
+    ],
+)
+def test_a_provider_promptfoo_cannot_read_is_an_error_where_it_is(
+    providers: str, at: tuple[int, int]
+) -> None:
+    text = CONFIG.replace("providers: [openai:gpt-4.1-mini]\n", providers)
+    found = lint_files({**GIVEN, "promptfooconfig.yaml": text})
+    assert [(d.span.line, d.span.column) for d in found if d.rule == "promptfoo-provider"] == [at]

@@ -24,6 +24,7 @@ from evallint.rules import (
     parse_rules,
     promptfoo,
     promptfoo_files,
+    promptfoo_providers,
     references,
     schema_rules,
     suppressed,
@@ -56,6 +57,7 @@ FAMILIES = (
     lmeval_versions,
     promptfoo,
     promptfoo_files,
+    promptfoo_providers,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(
