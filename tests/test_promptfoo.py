@@ -262,22 +262,60 @@ def test_a_config_with_a_version_needs_a_bump_when_what_it_grades_changes() -> N
     assert lint_files({**GIVEN, "promptfooconfig.yaml": changed}, base=plain) == []
 
 
-def test_a_csv_cell_with_an_unknown_type_is_reported_on_the_line_naming_the_file() -> None:
+def test_a_csv_cell_with_an_unknown_type_is_reported_in_the_csv_at_the_cell() -> None:
     text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
     csv = (
         "question,__expected,__expected2,_description\n"
-        "How long?,contains:30 days,not-icontains:never\n"
-        "Gift cards?,contians:no refund,similar(0.8):No refunds on gift cards\n"
-        "Shoes?,Answer: yes,javascript:output.length < 99\n"
+        "How long?,contains:30 days,not-icontains:never,\n"
+        'Gift cards?,"contians:no refund",similar(0.8):No refunds on gift cards,\n'
+        "Shoes?,Answer: yes,javascript:output.length < 99,\n"
     )
     diags = lint_files({**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv})
-    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
-        (23, 5, "promptfoo-csv-test"),
-        (23, 5, "promptfoo-csv-test"),
+    assert [(d.path, d.span.line, d.span.column, d.span.end_column, d.rule) for d in diags] == [
+        ("cases.csv", 1, 33, 45, "promptfoo-csv-test"),
+        ("cases.csv", 3, 13, 33, "promptfoo-csv-test"),
     ]
-    said = sorted(d.message for d in diags)
-    assert "cases.csv line 3, __expected: 'contians' is no assertion type" in said[0]
-    assert said[1].endswith("is read as a variable; did you mean '__description'?")
+    said = [d.message for d in diags]
+    assert said[0].endswith("is read as a variable; did you mean '__description'?")
+    assert said[1].startswith("__expected: 'contians' is no assertion type")
+
+
+@pytest.mark.parametrize(
+    ("rows", "where"),
+    [
+        ("How long?,contains:30\nShoes?\n", "line 3, column 1: this row has 1 field, the header 2"),
+        ("How long?,contains:30\n\nShoes?,x\n", "line 3, column 1: this row has 1 field"),
+        ('How long?,"contains:30\nShoes?,x\n', "line 2, column 11: a quote is never closed"),
+    ],
+)
+def test_a_csv_test_file_promptfoo_cannot_read_is_an_error_on_the_line_naming_it(
+    rows: str, where: str
+) -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
+    diags = lint_files(
+        {**GIVEN, "promptfooconfig.yaml": text, "cases.csv": "question,__expected\n" + rows}
+    )
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in diags] == [
+        ("promptfooconfig.yaml", 23, 5, "promptfoo-test-file")
+    ]
+    assert where in diags[0].message
+
+
+def test_a_variable_no_column_or_test_file_sets_is_found_in_that_file() -> None:
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv\n  - file://more.yaml")
+    text = text.replace("Answer: {{question}}", "Answer as {{persona}}: {{question}}")
+    files = {
+        "promptfooconfig.yaml": text,
+        "cases.csv": "question,__expected\nHow long?,contains:30\n",
+        "more.yaml": "- vars: {question: Shoes?, persona: a clerk}\n- vars: {question: Hats?}\n",
+    }
+    diags = lint_files({**GIVEN, **files})
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in diags] == [
+        ("cases.csv", 1, 1, "promptfoo-missing-var"),
+        ("more.yaml", 2, 9, "promptfoo-missing-var"),
+        ("promptfooconfig.yaml", 11, 11, "promptfoo-missing-var"),
+    ]
+    assert "no column of this file sets" in diags[0].message
 
 
 def _diff(repo: Repo) -> list[tuple[str, int, str]]:
@@ -359,7 +397,9 @@ def test_a_csv_test_file_with_a_field_over_csvs_own_limit_is_read() -> None:
     text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
     csv = "question,__expected\n" + "x" * 200_000 + ",contians:30 days\n"
     diags = lint_files({**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv})
-    assert [(d.span.line, d.rule) for d in diags] == [(23, "promptfoo-csv-test")]
+    assert [(d.path, d.span.line, d.rule) for d in diags] == [
+        ("cases.csv", 2, "promptfoo-csv-test")
+    ]
 
 
 def test_a_provider_promptfoo_cannot_build_is_an_error_at_its_id() -> None:

@@ -310,3 +310,57 @@ def test_promptfoos_examples_match_its_verdict() -> None:
     tally = _compare(root, configs)
     print(json.dumps(tally))
     assert tally["configs"] >= 150
+
+
+# promptfoo's CSV reader (csv-parse with the options promptfoo passes: strict first, then
+# lenient about quotes), run by Node on many small texts; evallint's reader must give the same
+# rows, and fail where it fails.
+CSV_ORACLE = """
+import { createRequire } from 'module';
+const require = createRequire(process.argv[2] + '/');
+const { parse } = require('csv-parse/sync');
+const read = (t, relax) =>
+  parse(t, { columns: true, bom: true, delimiter: ',', relax_quotes: relax });
+let input = '';
+process.stdin.on('data', (d) => (input += d));
+process.stdin.on('end', () => {
+  const out = JSON.parse(input).map((t) => {
+    try {
+      try { return { rows: read(t, false) }; } catch { return { rows: read(t, true) }; }
+    } catch (e) { return { error: String(e.code) }; }
+  });
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+def test_csv_test_files_are_read_as_promptfoos_reader_reads_them(tmp_path: Path) -> None:
+    import random
+    import shutil
+
+    from evallint.parse.csvload import load_csv
+
+    cli = _promptfoo()
+    node = cli.parent / "node" if (cli.parent / "node").is_file() else shutil.which("node")
+    if node is None:
+        pytest.skip("no Node to run promptfoo's CSV reader with")
+    pieces = ["a", "b", ",", '"', "\n", "\r", "\r\n", " ", 'x"y', '""', ',"', '"\n']
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(5000)]
+    script = tmp_path / "oracle.mjs"
+    script.write_text(CSV_ORACLE, encoding="utf-8")
+    done = subprocess.run(
+        [str(node), str(script), str(cli.parent.parent / "promptfoo")],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    verdicts = json.loads(done.stdout)
+    assert sum("error" in v for v in verdicts) > 1000  # both outcomes are well exercised
+    for text, verdict in zip(texts, verdicts, strict=True):
+        ours = load_csv(text)
+        assert ours.ok == ("error" not in verdict), (text, verdict)
+        if ours.ok:
+            assert ours.data == verdict["rows"], text

@@ -11,7 +11,8 @@ from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import Loaded, Problem, SourceMap
 from evallint.records import field, record
 
-Format = Literal["yaml", "json", "jsonl"]
+# `csv` is read only as a file another names (promptfoo's test files), never claimed as one.
+Format = Literal["yaml", "json", "jsonl", "csv"]
 FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
 
 
@@ -22,7 +23,13 @@ def load_yaml(text: str, *, record: bool = False) -> Loaded:
     return load(text, record=record)
 
 
-_LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl}
+def load_csv(text: str, *, record: bool = False) -> Loaded:
+    from evallint.parse.csvload import load_csv as load  # only runs that read CSV test files
+
+    return load(text, record=record)
+
+
+_LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl, "csv": load_csv}
 
 __all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "parse"]
 
@@ -149,8 +156,8 @@ def parse(path: str, raw: bytes, fmt: Format, base: int = 0) -> Document:
         # One bad byte costs its record, never the file: the other lines are still checked.
         text, bad = _decode_lines(raw, base)
         loaded = load_jsonl(text)
-    elif fmt == "yaml":
-        loaded = load_yaml(text)
+    elif fmt in ("yaml", "csv"):
+        loaded = _LOADERS[fmt](text)
     else:  # the JSON loaders may take the bytes' fast path (the text without its BOM)
         start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
         load = load_json if fmt == "json" else load_jsonl

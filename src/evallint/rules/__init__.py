@@ -23,6 +23,7 @@ from evallint.rules import (
     lmeval_versions,
     parse_rules,
     promptfoo,
+    promptfoo_csv,
     promptfoo_files,
     promptfoo_providers,
     references,
@@ -57,6 +58,7 @@ FAMILIES = (
     lmeval_versions,
     promptfoo,
     promptfoo_files,
+    promptfoo_csv,
     promptfoo_providers,
     suppressed,
 )

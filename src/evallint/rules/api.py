@@ -26,6 +26,7 @@ from evallint.validation.schemas import FEW, Engines, SchemaError, validate
 
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
+    from evallint.parse.csvload import Table
     from evallint.parse.python import Module
 
 
@@ -115,12 +116,13 @@ class Others:
         return found if isinstance(found, bytes) else "is over max-file-size"
 
     def parsed(self, path: str) -> Document | str:
-        """A listed file parsed by its format, as YAML when its name has none (`include:`
-        templates often have no extension), with no kind: the document, or why there is none."""
+        """A listed file parsed by its format (CSV by its name too), as YAML when its name has
+        none (`include:` templates often have no extension), with no kind: the document, or
+        why there is none."""
         found = self._raw.get(path)
         if found is None:
             raw = self.raw(path)
-            fmt = format_of(path) or "yaml"
+            fmt = format_of(path) or ("csv" if path.lower().endswith(".csv") else "yaml")
             found = self._raw[path] = raw if isinstance(raw, str) else parse(path, raw, fmt)
         return found
 
@@ -272,3 +274,11 @@ def _graders(data: JSON) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
     from evallint.kinds.agentv import all_graders
 
     return tuple(all_graders(data))
+
+
+def csv_table(doc: Document) -> Table:
+    """The records of a parsed CSV file with the places of their fields, scanned once a run
+    (findings in a CSV file are placed by offsets)."""
+    from evallint.parse.csvload import scan
+
+    return doc.facts.get(scan, doc.text)

@@ -7,16 +7,14 @@ YAML and JSON test files for their tests, CSV test files for their `__expected` 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
 from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer, Severity
-from evallint.rules.api import within
+from evallint.rules.api import csv_table, within
 from evallint.rules.base import rule
-from evallint.suggest import suggest
 
 KINDS = promptfoo.KINDS
 
@@ -46,8 +44,9 @@ def _runnable(test: dict[str, JSON]) -> bool:
     return isinstance(threshold, int | float) and not isinstance(threshold, bool)
 
 
-def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
-    """(where the config names it, project path) of each YAML or JSON test file it names."""
+def named_tests(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Document]]:
+    """(where the config names it, the file parsed) of each YAML, JSON or CSV test file it
+    names, read once a run (absent or unreadable files are other rules')."""
     from evallint.kinds.base import candidates
     from evallint.parse import format_of
 
@@ -55,16 +54,22 @@ def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
         if ref.glob or not ref.pointer or ref.pointer[0] != "tests" or ref.function:
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
-            if place in ctx.files and format_of(place) in ("yaml", "json", "jsonl"):
-                yield ref.pointer, place
+            readable = format_of(place) is not None or place.lower().endswith(".csv")
+            if place not in ctx.files or not readable or ctx.others is None:
+                continue
+            found = ctx.others.parsed(place)
+            if not isinstance(found, str):
+                yield ref.pointer, found
 
 
 @rule("promptfoo-test-file", Severity.ERROR, kinds=KINDS, reads_files=True)
 def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A YAML or JSON test file the config names does not parse: promptfoo cannot load it.
+    """A test file the config names does not parse: promptfoo cannot load it.
 
     promptfoo reads a test file's tests when it loads the config; a file that is not valid
-    YAML or JSON (or not UTF-8) fails the whole eval before any test runs. Reported on the
+    YAML, JSON or CSV (or not UTF-8) fails the whole eval before any test runs. CSV is read as
+    promptfoo's reader reads it: a row with more or fewer fields than the header, an empty line
+    among the rows included, or a quote never closed, fails the file. Reported on the
     config's line that names the file, with the file's own line and column. The file is read,
     never run.
 
@@ -81,10 +86,10 @@ def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
         providers: [openai:gpt-4.1-mini]
         tests: file://cases.yaml
     """
-    for at, place in _test_files(doc, ctx):
-        found = ctx.others.parsed(place) if ctx.others is not None else None
-        if found is None or isinstance(found, str) or found.ok:
-            continue  # absent or unreadable: missing-file's and path-outside-repo's
+    for at, found in named_tests(doc, ctx):
+        if found.ok:
+            continue
+        place = found.path
         where = "".join(
             f" (line {p.span.line}, column {p.span.column}: {p.message})"
             for p in found.problems[:1]
@@ -120,13 +125,12 @@ def promptfoo_empty_test(doc: Document, ctx: Context) -> Iterator[Finding]:
     for i, test in promptfoo.indexed(data.get("tests")):
         if "path" not in test and "$ref" not in test and not _runnable(test):
             yield Finding(("tests", i), why)
-    for _, place in _test_files(doc, ctx):
-        found = ctx.others.parsed(place) if ctx.others is not None else None
-        if found is None or isinstance(found, str) or not isinstance(found.data, list):
-            continue
+    for _, found in named_tests(doc, ctx):
+        if found.fmt == "csv":
+            continue  # a CSV row's columns are its vars
         for i, test in promptfoo.indexed(found.data):
             if not _runnable(test):
-                yield Finding((i,), f"{why} (the test file of {doc.path})", path=place)
+                yield Finding((i,), f"{why} (the test file of {doc.path})", path=found.path)
 
 
 # Names a promptfoo prompt may use that no test sets: its own globals and Nunjucks' loop.
@@ -230,133 +234,53 @@ def promptfoo_missing_var(doc: Document, ctx: Context) -> Iterator[Finding]:
     base = _vars(default.get("vars")) if isinstance(default, dict) else None
     if not texts or base is None or _transforms(default):
         return
-    used = set().union(*map(_used, texts))
+    used = set().union(*map(_used, texts)) - base
     for i, test in promptfoo.indexed(data.get("tests")):
-        own = _vars(test.get("vars"))
-        if own is None or "prompts" in test or _transforms(test) or "path" in test:
-            continue
-        missing = sorted(used - own - base)
+        missing = _lacking(test, used)
         if missing:
-            names = ", ".join("{{" + m + "}}" for m in missing)
-            yield Finding(
-                ("tests", i, "vars") if "vars" in test else ("tests", i),
-                f"the prompts use {names}, which this test does not set: promptfoo renders "
-                "it empty",
-            )
+            yield Finding(("tests", i, "vars") if "vars" in test else ("tests", i), missing)
+    for _, found in named_tests(doc, ctx):
+        if found.ok and found.fmt == "csv":
+            yield from _csv_lacking(found, used)
+        elif found.ok:
+            for i, test in promptfoo.indexed(found.data):
+                missing = _lacking(test, used)
+                if missing:
+                    at = (i, "vars") if "vars" in test else (i,)
+                    yield Finding(at, missing, path=found.path)
+
+
+def _lacking(test: dict[str, JSON], used: set[str]) -> str | None:
+    """What a test lacks of the variables its prompts use; None when it lacks none, or when
+    its variables are not all in sight (a file, `transformVars`, its own prompts)."""
+    own = _vars(test.get("vars"))
+    if own is None or "prompts" in test or _transforms(test) or "path" in test:
+        return None
+    return _unset(used - own, "this test does not set")
+
+
+def _unset(missing: set[str], who: str) -> str | None:
+    if not missing:
+        return None
+    names = ", ".join("{{" + m + "}}" for m in sorted(missing))
+    return f"the prompts use {names}, which {who}: promptfoo renders it empty"
+
+
+def _csv_lacking(found: Document, used: set[str]) -> Iterator[Finding]:
+    """A CSV test file whose columns lack a variable the prompts use, at its header."""
+    table = csv_table(found)
+    if len(table.records) < 2:
+        return  # no rows, no tests
+    header = table.records[0]
+    columns = {name.strip() for name, _, _ in header}
+    missing = _unset(used - columns, "no column of this file sets")
+    if missing:
+        yield Finding((), missing, within=(header[0][1], header[-1][2]), path=found.path)
 
 
 def _transforms(test: JSON) -> bool:
     options = test.get("options") if isinstance(test, dict) else None
     return isinstance(options, dict) and "transformVars" in options
-
-
-# What a CSV `__expected` cell may start with besides an assertion type (promptfoo's
-# `assertionFromString`); anything else is compared with the output as a whole.
-_CELL_PREFIXES = ("javascript:", "fn:", "eval:", "grade:", "llm-rubric:", "python:", "file://")
-# Columns promptfoo reads itself; a near miss is read as a variable instead.
-_COLUMNS = (
-    "__expected",
-    "__prefix",
-    "__suffix",
-    "__description",
-    "__providerOutput",
-    "__metric",
-    "__threshold",
-    "__metadata",
-    "__config",
-)
-
-
-def _cell_type(cell: str) -> str | None:
-    """The assertion type a cell's prefix names, when it looks like one and is none promptfoo
-    knows (`contians:30 days`); None when the cell is a known form or plain text."""
-    if cell.startswith(_CELL_PREFIXES):
-        return None
-    head = cell.split(":", 1)[0] if ":" in cell else ""
-    word = head.removeprefix("not-").split("(", 1)[0]
-    if not word or not all(c.isalnum() or c == "-" for c in word) or not word[0].isalpha():
-        return None
-    plain = promptfoo.ASSERTION_TYPES
-    rest = cell[len(head) + 1 :]
-    if word in plain or any(f"{word}:{rest}".startswith(f"{t}") for t in plain if ":" in t):
-        return None
-    return word
-
-
-def _csv_findings(text: str, name: str) -> Iterator[str]:
-    import io
-
-    # A field may be as long as the file (which is under max-file-size already); csv's own
-    # limit of 128 KiB is not promptfoo's.
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))
-    for column in reader.fieldnames or ():
-        key = column.strip()
-        if key.startswith("_") and not key.startswith(_COLUMNS):
-            hint = suggest(key.split(":", 1)[0], _COLUMNS)
-            if hint:
-                yield (f"{name}: column {key!r} is read as a variable; did you mean {hint!r}?")
-    for row, record in enumerate(reader, start=2):
-        for column, value in record.items():
-            if not isinstance(column, str) or not column.strip().startswith("__expected"):
-                continue
-            cell = value.strip() if isinstance(value, str) else ""
-            word = _cell_type(cell) if cell else None
-            hint = suggest(word, promptfoo.ASSERTION_TYPES) if word else None
-            if word and hint:
-                yield (
-                    f"{name} line {row}, {column.strip()}: {word!r} is no assertion type, so "
-                    f"promptfoo checks that the output equals the whole cell; did you mean "
-                    f"{hint!r}?"
-                )
-
-
-@rule(
-    "promptfoo-csv-test",
-    Severity.WARNING,
-    kinds=KINDS,
-    reads_files=True,
-    precision="high",
-)
-def promptfoo_csv_test(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A CSV test file whose `__expected` cell or special column promptfoo reads otherwise.
-
-    A cell starts with its assertion type (`contains:30 days`, `not-icontains:refund`,
-    `similar(0.8):...`); a cell whose prefix is no type promptfoo knows (`contians:30 days`)
-    becomes an `equals` check on the whole cell, which fails whatever the model says. A column
-    that misspells a special one (`__expeced`, `_description`) is read as a variable. Reported
-    on the config's line that names the file, with the file's line.
-
-    Bad (promptfooconfig.yaml):
-        prompts: ["Answer: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        tests: file://tests.csv
-    Given (tests.csv):
-        question,__expected
-        How long do refunds take?,contians:30 days
-    Good (promptfooconfig.yaml):
-        prompts: ["Answer: {{question}}"]
-        providers: [openai:gpt-4.1-mini]
-        tests: file://tests_fixed.csv
-    Given (tests_fixed.csv):
-        question,__expected
-        How long do refunds take?,contains:30 days
-    """
-    from evallint.kinds.base import candidates
-
-    for ref in refs_of(doc):
-        if ref.glob or ref.pointer[0] != "tests" or not ref.path.lower().endswith(".csv"):
-            continue
-        place = candidates(doc.path, ref, ctx.root_name)[:1]
-        raw = ctx.others.raw(place[0]) if place and ctx.others is not None else None
-        if isinstance(raw, bytes):
-            text = raw.decode("utf-8", "replace")
-            try:
-                found = list(_csv_findings(text, place[0]))
-            except csv.Error as exc:  # a NUL byte: read here as nowhere else
-                found = [f"{place[0]} could not be read as CSV ({exc}); its cells were not checked"]
-            for message in found:
-                yield Finding(ref.pointer, message, group="promptfoo-csv-test")
 
 
 def _inline_prompts(doc: Document) -> Iterator[tuple[Pointer, str]]:
