@@ -48,10 +48,13 @@ class DictSource:
         self.files = {p: v.encode() if isinstance(v, str) else v for p, v in files.items()}
 
     def size(self, path: str) -> int:
-        return len(self.files[path])
+        return len(self.read(path))
 
     def read(self, path: str) -> bytes:
-        return self.files[path]
+        found = self.files.get(path)
+        if found is None:  # as a file source says of a file it does not have
+            raise FileNotFoundError(path)
+        return found
 
     def outside(self, path: str) -> bool:
         """A file written as `# symlink -> TARGET` stands for a symlink (as the rule docs

@@ -342,6 +342,28 @@ def test_a_diff_that_changes_a_file_a_config_reads_checks_the_config(
     assert [(path, line) for path, line, _ in _diff(repo)] == [("promptfooconfig.yaml", expected)]
 
 
+@pytest.mark.parametrize(
+    ("change", "at"),
+    [
+        ({"prompts/summary.txt": "Summarise briefly: {{question}}\n"}, (3, 5)),
+        ({"checks.py": "def grade(output, context):\n    return '3' in output\n"}, (19, 16)),
+    ],
+)
+def test_a_versioned_config_needs_a_bump_when_a_file_it_reads_changes(
+    tmp_path: Path, change: dict[str, str], at: tuple[int, int]
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({**GIVEN, "promptfooconfig.yaml": VERSIONED})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit(change)
+    report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+    found = [(d.path, d.span.line, d.span.column, d.rule) for d in report.diagnostics]
+    assert found == [("promptfooconfig.yaml", *at, "version-not-bumped")]
+    assert f"{next(iter(change))} (read by this file) changed" in report.diagnostics[0].message
+    repo.commit({"promptfooconfig.yaml": VERSIONED.replace("1.2.0", "2.0.0")})
+    assert evallint.api.check(cwd=repo.root, diff="main", cache=False).diagnostics == ()
+
+
 def test_a_diff_that_deletes_a_prompt_file_reports_the_config(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     repo.commit({**GIVEN, "promptfooconfig.yaml": CONFIG})

@@ -64,7 +64,30 @@ class Verdict:
 
 def _changed(doc: Document, ctx: Context, before: Document) -> list[Change]:
     policy = policy_for(ctx.kind.name, ctx.config.non_score_fields.get(ctx.kind.name, ()))
-    return changes(project(before.data, policy), project(doc.data, policy), policy, doc.data)
+    found = changes(project(before.data, policy), project(doc.data, policy), policy, doc.data)
+    return found + _read_changes(doc, ctx)
+
+
+def _read_changes(doc: Document, ctx: Context) -> list[Change]:
+    """The files a document of a kind that loads files at run time (a promptfoo config's
+    prompts, tests and scripts) names whose bytes differ from the base's: a change to one is
+    a change to what is sent or graded. A file new in the change is named by a change to the
+    document itself; one named through a glob is not compared."""
+    from evallint.kinds.base import candidates
+
+    kind, others, then = ctx.kind, ctx.others, ctx.base_files
+    if kind.reads is None or kind.file_refs is None or others is None or then is None:
+        return []
+    out, seen = [], set()
+    for ref in kind.file_refs(doc.data):
+        for place in [] if ref.glob else candidates(doc.path, ref, ctx.root_name)[:1]:
+            if place in seen or place not in others.listed:
+                continue
+            seen.add(place)
+            now, was = others.raw(place), then.raw(place)
+            if isinstance(now, bytes) and isinstance(was, bytes) and now != was:
+                out.append(Change(f"{place} (read by this file)", ref.pointer))
+    return out
 
 
 def _first(doc: Document, found: list[Change]) -> Change:
@@ -77,7 +100,9 @@ def _what(found: list[Change]) -> str:
 
 
 def verdict(doc: Document, ctx: Context) -> Verdict | None:
-    return doc.facts.get(_verdict, doc, ctx)
+    # Per view of the other files: a check against the files as they were (what a change to a
+    # file the document reads causes) must not be answered from the check of the files now.
+    return doc.facts.get(_verdict, doc, ctx, key=ctx.others)
 
 
 def _verdict(doc: Document, ctx: Context) -> Verdict | None:
@@ -93,7 +118,9 @@ def _verdict(doc: Document, ctx: Context) -> Verdict | None:
     if same is not None:
         return _same_version(doc, ctx, same)
     before = ctx.baseline.before.get(doc.path)
-    prev = next((d for d in at_base if before and d.path == before.doc.path), None)
+    # Where the base has this file: where it was (a rename), or, unchanged, where it is.
+    was = before.doc.path if before else doc.path if ctx.kind.reads else None
+    prev = next((d for d in at_base if d.path == was), None)
     highest = max((d.version for d in at_base), default=None)
     if highest is not None and version < highest:
         return _not_increased(
@@ -124,13 +151,22 @@ def _base_versions(doc: Document, ctx: Context, ident: str) -> list[Definition]:
     if ctx.kind.namespace and ctx.base_project is not None:
         return ctx.base_project.versions(ctx.kind.namespace, ident)
     before = ctx.baseline.before.get(doc.path)
-    if before is None or before.kind.name != ctx.kind.name or not ctx.kind.versioned:
-        return []
-    found = ctx.kind.versioned(before.doc.data)
+    if before is not None and before.kind.name == ctx.kind.name:
+        then: Document | None = before.doc
+    else:
+        then = _unchanged(doc, ctx) if before is None else None
+    found = ctx.kind.versioned(then.data) if then is not None and ctx.kind.versioned else None
     version = parse_version(found[1]) if found else None
-    if found is None or version is None:
+    if then is None or found is None or version is None:
         return []
-    return [Definition(ctx.kind.name, found[0], version, before.doc.path, before.doc)]
+    return [Definition(ctx.kind.name, found[0], version, then.path, then)]
+
+
+def _unchanged(doc: Document, ctx: Context) -> Document | None:
+    """A file the change left as it was, checked because a file it reads changed: the base
+    has it as it is now (only kinds that read files at run time are checked so)."""
+    then = ctx.base_files.parsed(doc.path) if ctx.base_files and ctx.kind.reads else None
+    return then if then is not None and not isinstance(then, str) and then.ok else None
 
 
 def _same_version(doc: Document, ctx: Context, same: Definition) -> Verdict | None:
@@ -220,6 +256,7 @@ def _bump(doc: Document, found: Verdict, at: Pointer) -> Fix | None:
     Severity.ERROR,
     kinds=VERSIONED,
     needs_base=True,
+    reads_files=True,  # a file a promptfoo config reads changed
     fixable=True,
     bumps=True,
 )
@@ -265,6 +302,7 @@ def version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     Severity.ERROR,
     kinds=VERSIONED,
     needs_base=True,
+    reads_files=True,  # a file a promptfoo config reads changed
     fixable=True,
     bumps=True,
 )
