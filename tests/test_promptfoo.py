@@ -469,3 +469,27 @@ def test_a_provider_promptfoo_cannot_read_is_an_error_where_it_is(
     text = CONFIG.replace("providers: [openai:gpt-4.1-mini]\n", providers)
     found = lint_files({**GIVEN, "promptfooconfig.yaml": text})
     assert [(d.span.line, d.span.column) for d in found if d.rule == "promptfoo-provider"] == [at]
+
+
+def test_a_scenarios_tests_are_checked_with_each_of_its_configs() -> None:
+    text = """\
+prompts: ["Answer as {{persona}} in {{language}}: {{question}}"]
+providers: [echo]
+scenarios:
+  - config:
+      - vars: {language: French}
+      - vars: {language: German, persona: a clerk}
+    tests:
+      - vars: {question: How long?, persona: an agent}
+      - vars: {question: Shoes?}
+  - config:
+      - vars: {language: French, question: Hats?}
+"""
+    found = [
+        (d.span.line, d.span.column, d.message)
+        for d in lint_files({"promptfooconfig.yaml": text})
+        if d.rule == "promptfoo-missing-var"
+    ]
+    assert [f[:2] for f in found] == [(9, 15), (11, 15)]
+    assert "{{persona}}, which this test does not set" in found[0][2]
+    assert "{{persona}}, which this scenario config does not set" in found[1][2]

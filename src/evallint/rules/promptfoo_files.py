@@ -239,6 +239,7 @@ def promptfoo_missing_var(doc: Document, ctx: Context) -> Iterator[Finding]:
         missing = _lacking(test, used)
         if missing:
             yield Finding(("tests", i, "vars") if "vars" in test else ("tests", i), missing)
+    yield from _scenarios_lacking(data, used)
     for _, found in named_tests(doc, ctx):
         if found.ok and found.fmt == "csv":
             yield from _csv_lacking(found, used)
@@ -248,6 +249,29 @@ def promptfoo_missing_var(doc: Document, ctx: Context) -> Iterator[Finding]:
                 if missing:
                     at = (i, "vars") if "vars" in test else (i,)
                     yield Finding(at, missing, path=found.path)
+
+
+def _scenarios_lacking(data: dict[str, JSON], used: set[str]) -> Iterator[Finding]:
+    """Each scenario's tests run once with each of its configs, their vars merged (a scenario
+    without tests runs each config as a test): a test lacking a variable with any config."""
+    for s, scenario in promptfoo.indexed(data.get("scenarios")):
+        configs = list(promptfoo.indexed(scenario.get("config")))
+        sets = [_vars(c.get("vars")) if not _transforms(c) else None for _, c in configs]
+        if None in sets or any("prompts" in c for _, c in configs):
+            continue
+        tests = scenario.get("tests")
+        if tests is None:
+            for (i, config), own in zip(configs, sets, strict=True):
+                missing = _unset(used - (own or set()), "this scenario config does not set")
+                if missing:
+                    at = ("scenarios", s, "config", i)
+                    yield Finding((*at, "vars") if "vars" in config else at, missing)
+            continue
+        for j, test in promptfoo.indexed(tests):
+            missing = next(filter(None, (_lacking(test, used - (v or set())) for v in sets)), None)
+            if missing:
+                at = ("scenarios", s, "tests", j)
+                yield Finding((*at, "vars") if "vars" in test else at, missing)
 
 
 def _lacking(test: dict[str, JSON], used: set[str]) -> str | None:
