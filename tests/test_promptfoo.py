@@ -493,3 +493,16 @@ scenarios:
     assert [f[:2] for f in found] == [(9, 15), (11, 15)]
     assert "{{persona}}, which this test does not set" in found[0][2]
     assert "{{persona}}, which this scenario config does not set" in found[1][2]
+
+
+def test_an_unclosed_tag_in_a_prompt_file_is_found_in_that_file(tmp_path: Path) -> None:
+    broken = "Summarise for a customer.\n{% if formal %}Be formal.\n{{question}}\n"
+    files = {**GIVEN, "promptfooconfig.yaml": CONFIG, "prompts/summary.txt": broken}
+    found = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files)]
+    assert found == [("prompts/summary.txt", 2, 1, "promptfoo-template")]
+    # The same when the change touches the prompt file alone.
+    repo = Repo(tmp_path / "repo")
+    repo.commit({**GIVEN, "promptfooconfig.yaml": CONFIG})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"prompts/summary.txt": broken})
+    assert _diff(repo) == [("prompts/summary.txt", 2, "promptfoo-template")]

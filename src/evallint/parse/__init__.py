@@ -8,11 +8,12 @@ from typing import Literal
 from evallint.facts import Facts
 from evallint.model import JSON, Edit, Fix, Pointer, Span
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
-from evallint.parse.positions import Loaded, Problem, SourceMap
+from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 from evallint.records import field, record
 
-# `csv` is read only as a file another names (promptfoo's test files), never claimed as one.
-Format = Literal["yaml", "json", "jsonl", "csv"]
+# `csv` and `text` are read only as files others name (promptfoo's test files and prompt
+# templates), never claimed as eval files.
+Format = Literal["yaml", "json", "jsonl", "csv", "text"]
 FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
 
 
@@ -29,7 +30,21 @@ def load_csv(text: str, *, record: bool = False) -> Loaded:
     return load(text, record=record)
 
 
-_LOADERS = {"yaml": load_yaml, "json": load_json, "jsonl": load_jsonl, "csv": load_csv}
+def load_text(text: str, *, record: bool = False) -> Loaded:
+    """A text read as a whole (a prompt template): findings in it are placed by offsets."""
+    smap = SourceMap(LineIndex(text, yaml=True)) if record else None
+    if smap is not None:
+        smap.values[()] = smap.lines.span(0, len(text))
+    return Loaded(text, True, (), smap)
+
+
+_LOADERS = {
+    "yaml": load_yaml,
+    "json": load_json,
+    "jsonl": load_jsonl,
+    "csv": load_csv,
+    "text": load_text,
+}
 
 __all__ = ["FORMATS", "Document", "Format", "Problem", "decode", "format_of", "parse"]
 
@@ -156,7 +171,7 @@ def parse(path: str, raw: bytes, fmt: Format, base: int = 0) -> Document:
         # One bad byte costs its record, never the file: the other lines are still checked.
         text, bad = _decode_lines(raw, base)
         loaded = load_jsonl(text)
-    elif fmt in ("yaml", "csv"):
+    elif fmt in ("yaml", "csv", "text"):
         loaded = _LOADERS[fmt](text)
     else:  # the JSON loaders may take the bytes' fast path (the text without its BOM)
         start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0

@@ -16,7 +16,7 @@ from evallint.io.source import Source, read_capped
 from evallint.kinds import Kind
 from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer
-from evallint.parse import Document, format_of, parse
+from evallint.parse import Document, Format, format_of, parse
 from evallint.project import Entry, Project
 from evallint.read import Scan, read_entry, scan
 from evallint.records import record, replace
@@ -122,7 +122,7 @@ class Others:
         found = self._raw.get(path)
         if found is None:
             raw = self.raw(path)
-            fmt = format_of(path) or ("csv" if path.lower().endswith(".csv") else "yaml")
+            fmt = format_of(path) or _READ_AS.get(path[path.rfind(".") :].lower(), "yaml")
             found = self._raw[path] = raw if isinstance(raw, str) else parse(path, raw, fmt)
         return found
 
@@ -274,6 +274,11 @@ def _graders(data: JSON) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
     from evallint.kinds.agentv import all_graders
 
     return tuple(all_graders(data))
+
+
+# Files others name that are read by their own formats: promptfoo's CSV test files and prompt
+# templates (placed by offsets); any other name without a format is read as YAML.
+_READ_AS: dict[str, Format] = {".csv": "csv", ".txt": "text", ".md": "text", ".j2": "text"}
 
 
 def csv_table(doc: Document) -> Table:

@@ -325,14 +325,15 @@ def _inline_prompts(doc: Document) -> Iterator[tuple[Pointer, str]]:
             yield at, text
 
 
-@rule("promptfoo-template", Severity.ERROR, kinds=KINDS, precision="high")
+@rule("promptfoo-template", Severity.ERROR, kinds=KINDS, reads_files=True, precision="high")
 def promptfoo_template(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A prompt's Nunjucks tag or block is never closed: promptfoo cannot render the prompt.
 
     promptfoo renders each prompt with Nunjucks for every test; an unclosed `{{`, `{%` or `{#`,
     or an `{% if %}` / `{% for %}` with no end, fails every test of the prompt at eval time.
-    Prompts written in the config are read in one pass (linear in their length); what
-    Nunjucks and Jinja spell differently (filters, its own tags) is not judged here.
+    Prompts written in the config and the `.txt`, `.md` and `.j2` prompt files it names (the
+    finding placed there) are read in one pass, linear in their length; what Nunjucks and
+    Jinja spell differently (filters, its own tags) is not judged here.
 
     Bad (promptfooconfig.yaml):
         prompts: ["Answer {% if formal %}formally{% endif: {{question}}"]
@@ -345,13 +346,38 @@ def promptfoo_template(doc: Document, ctx: Context) -> Iterator[Finding]:
         tests:
           - vars: {question: How long do refunds take?, formal: true}
     """
+    for at, text in _inline_prompts(doc):
+        for start, end, message in _unclosed(text):
+            yield Finding(at, message, within=within(doc, at, text, start, end).within)
+    for found in _prompt_files(doc, ctx):
+        for start, end, message in _unclosed(found.text):
+            yield Finding((), message, within=(start, end), path=found.path)
+
+
+def _unclosed(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, message) of each tag or block of a template never closed."""
     from evallint.parse.jinja import problems
 
-    for at, text in _inline_prompts(doc):
-        if "verbatim" in text:
-            continue  # Nunjucks' raw block, which the scanner does not know
-        for found in problems(text, frozenset()):
-            if "is never closed" in found.message:
-                placed = within(doc, at, text, found.start, found.end)
-                message = f"{found.message}: promptfoo cannot render this prompt"
-                yield Finding(at, message, within=placed.within)
+    if "verbatim" in text:
+        return  # Nunjucks' raw block, which the scanner does not know
+    for found in problems(text, frozenset()):
+        if "is never closed" in found.message:
+            yield found.start, found.end, f"{found.message}: promptfoo cannot render this prompt"
+
+
+# Prompt files promptfoo renders as one template (a `.txt` file's `---` parts alike).
+_TEMPLATES = (".txt", ".md", ".j2")
+
+
+def _prompt_files(doc: Document, ctx: Context) -> Iterator[Document]:
+    """The template files the config's prompts name, each read once."""
+    from evallint.kinds.base import candidates
+
+    for ref in refs_of(doc):
+        if ref.glob or ref.function or ref.pointer[0] != "prompts" or ctx.others is None:
+            continue
+        for place in candidates(doc.path, ref, ctx.root_name)[:1]:
+            if place in ctx.files and place.lower().endswith(_TEMPLATES):
+                found = ctx.others.parsed(place)
+                if not isinstance(found, str):
+                    yield found
