@@ -506,3 +506,27 @@ def test_an_unclosed_tag_in_a_prompt_file_is_found_in_that_file(tmp_path: Path) 
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"prompts/summary.txt": broken})
     assert _diff(repo) == [("prompts/summary.txt", 2, "promptfoo-template")]
+
+
+def test_a_variable_no_prompt_or_assertion_mentions_is_a_note_with_its_likely_name() -> None:
+    text = CONFIG.replace(
+        "  - vars: {question: How long do refunds take?}",
+        "  - vars: {questoin: How long do refunds take?, tone: kind}",
+    )
+    found = [
+        (d.span.line, d.span.column, d.severity.label, d.message)
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})
+        if d.rule == "promptfoo-unused-var"
+    ]
+    assert [f[:3] for f in found] == [(11, 12, "note"), (11, 49, "note")]
+    assert found[0][3].endswith("did you mean 'question'?")
+    # A provider that runs code of its own may read any variable: nothing is said.
+    coded = text.replace("providers: [openai:gpt-4.1-mini]", "providers: [file://provider.py]")
+    files = {**GIVEN, "promptfooconfig.yaml": coded, "provider.py": "def call_api(p, o, c): ...\n"}
+    assert not [d for d in lint_files(files) if d.rule == "promptfoo-unused-var"]
+
+
+def test_a_prompt_named_by_a_path_of_promptfoos_list_is_read_as_a_file() -> None:
+    text = CONFIG.replace("file://prompts/summary.txt", "prompt.yaml")
+    found = [(d.span.line, d.rule) for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})]
+    assert found == [(3, "missing-file")]

@@ -166,16 +166,22 @@ _PROMPT_FILES = (
     ".pl",
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# Endings that make a prompt a path whatever its length (promptfoo's own list), before or after
+# a `:function`.
+_NAMED = (".cjs", ".cts", ".j2", ".js", ".json", ".jsonl", ".md", ".mjs", ".mts", ".py", ".ts")
+_NAMED += (".txt", ".yml", ".yaml")
 
 
 def _prompt_path(text: str) -> bool:
     """A prompt promptfoo reads as a file (its `maybeFilePath`, and a loader for the extension):
-    one line, not a prompt registry's address, and a path by its `/`, `*`, backslash or a short
-    extension."""
+    one line, not a prompt registry's address, and a path by its `/`, `*`, backslash, a short
+    extension, or an ending of its list (`prompt.yaml`)."""
     if "\n" in text or _SCHEME.match(text) or text.startswith("exec:"):
         return False
     path, _ = split_function(text)
-    if not any(c in text for c in "/*\\") and "." not in text[-4:-2]:
+    tokens = text.split(":")
+    named = tokens[-1].endswith(_NAMED) or (len(tokens) > 1 and tokens[-2].endswith(_NAMED))
+    if not named and not any(c in text for c in "/*\\") and "." not in text[-4:-2]:
         return False
     return is_glob(path) or path.lower().endswith(_PROMPT_FILES)
 

@@ -8,14 +8,16 @@ files), tests wherever they are written (the config, its YAML, JSON and CSV test
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
-from evallint.model import JSON, Finding, Severity
+from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.api import csv_table
 from evallint.rules.base import rule
 from evallint.rules.promptfoo_files import named_tests, refs_of
+from evallint.suggest import suggest
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -198,3 +200,118 @@ def _transforms(test: JSON) -> bool:
     return isinstance(options, dict) and "transformVars" in options
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Providers whose code may read a test's variables itself (scripts, commands): with one of them,
+# no variable is known to be unused.
+_CODE = ("file://", "exec:", "python:", "golang:", "ruby:", "package:")
+# promptfoo's own providers that render a test's variables themselves, wherever they are named
+# (a simulated user reads `{{instructions}}`; red team providers their goals).
+_OWN = ("promptfoo:simulated-user", "promptfoo:redteam:", "agentic:")
+
+
+def _mentioned(doc: Document, ctx: Context, texts: list[str]) -> set[str] | None:
+    """Every word of the prompts, of the config's other strings (all but the names its `vars`
+    set) and of the scripts it names: a variable among them may be read. None when a script
+    it names or a provider's code cannot be read."""
+    from evallint.kinds.base import candidates
+
+    words = set().union(*(_WORD.findall(t) for t in texts))
+    if not _strings(doc.data, words):
+        return None
+    for ref in refs_of(doc):
+        if not ref.path.lower().endswith(promptfoo.SCRIPTS):
+            continue
+        place = candidates(doc.path, ref, ctx.root_name)[:1]
+        raw = ctx.others.raw(place[0]) if place and ctx.others is not None else None
+        if not isinstance(raw, bytes) or ref.glob:
+            return None
+        words.update(_WORD.findall(raw.decode("utf-8", "replace")))
+    return words
+
+
+def _strings(data: JSON, words: set[str]) -> bool:
+    """The words of every string and key of `data`, but the keys of its `vars` mappings;
+    False when it names a provider of promptfoo's that reads variables of its own."""
+    todo: list[tuple[JSON, bool]] = [(data, False)]
+    while todo:
+        value, is_vars = todo.pop()
+        if isinstance(value, str):
+            if value.startswith(_OWN):
+                return False
+            words.update(_WORD.findall(value))
+        elif isinstance(value, list):
+            todo.extend((v, False) for v in value)
+        elif isinstance(value, dict):
+            for key, v in value.items():
+                if not is_vars:
+                    words.update(_WORD.findall(key))
+                todo.append((v, key == "vars"))
+    return True
+
+
+def _var_maps(data: dict[str, JSON]) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    """(where, mapping) of each `vars` mapping written in the config."""
+    holders: list[tuple[Pointer, JSON]] = [(("defaultTest",), data.get("defaultTest"))]
+    holders += [(("tests", i), t) for i, t in promptfoo.indexed(data.get("tests"))]
+    for s, scenario in promptfoo.indexed(data.get("scenarios")):
+        for part in ("config", "tests"):
+            holders += [
+                (("scenarios", s, part, i), t) for i, t in promptfoo.indexed(scenario.get(part))
+            ]
+    for at, holder in holders:
+        found = holder.get("vars") if isinstance(holder, dict) else None
+        if isinstance(found, dict):
+            yield (*at, "vars"), found
+
+
+@rule(
+    "promptfoo-unused-var",
+    Severity.NOTE,
+    kinds=KINDS,
+    reads_files=True,
+    precision="medium",
+)
+def promptfoo_unused_var(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A test sets a variable that no prompt, assertion or script of the config mentions.
+
+    promptfoo sends a test's variables only where a template names them; one named nowhere
+    does nothing, most often a misspelling of the variable the prompt uses (which is then
+    rendered empty). A variable counts as used when its name appears in a prompt, in any other
+    string of the config, or in a script the config names; with a provider that runs code of
+    its own (a script, a command), every variable may be read, and none is reported.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        defaultTest:
+          vars: {question: How long do refunds take?}
+        tests:
+          - vars: {questoin: Can I return shoes?}
+    Good (promptfooconfig.yaml):
+        prompts: ["Answer: {{question}}"]
+        providers: [openai:gpt-4.1-mini]
+        defaultTest:
+          vars: {question: How long do refunds take?}
+        tests:
+          - vars: {question: Can I return shoes?}
+    """
+    from evallint.rules.promptfoo_providers import providers
+
+    data = doc.data if isinstance(doc.data, dict) else {}
+    texts = _prompt_texts(doc, ctx)
+    code = any(p[1].startswith(_CODE) or p[1].endswith(promptfoo.SCRIPTS) for p in providers(data))
+    words = _mentioned(doc, ctx, texts) if texts and not code and "redteam" not in data else None
+    if texts is None or words is None:
+        return
+    used = set().union(*map(_used, texts))
+    for at, found in _var_maps(data):
+        for name in found:
+            if name not in words:
+                hint = suggest(name, sorted(used - set(found)))
+                tail = f"; did you mean {hint!r}?" if hint else ""
+                yield Finding(
+                    (*at, name),
+                    f"variable {name!r} is used by no prompt, assertion or script: promptfoo "
+                    f"sends it nowhere{tail}",
+                    on_key=True,
+                )
