@@ -168,8 +168,10 @@ _PROMPT_FILES = (
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # Endings that make a prompt a path whatever its length (promptfoo's own list), before or after
 # a `:function`.
-_NAMED = (".cjs", ".cts", ".j2", ".js", ".json", ".jsonl", ".md", ".mjs", ".mts", ".py", ".ts")
-_NAMED += (".txt", ".yml", ".yaml")
+_NAMED = (
+    *(".cjs", ".cts", ".j2", ".js", ".json", ".jsonl", ".md"),
+    *(".mjs", ".mts", ".py", ".ts", ".txt", ".yml", ".yaml"),
+)
 
 
 def _prompt_path(text: str) -> bool:
