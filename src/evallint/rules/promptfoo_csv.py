@@ -62,7 +62,7 @@ def _cell_type(cell: str) -> str | None:
 def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
     """(message, start, end) for each misspelt special column and each `__expected` cell whose
     prefix is no assertion type."""
-    header = table.records[0] if table.records else ()
+    header = table.fields(0) if table.records else ()
     for name, start, end in header:
         key = name.strip()
         if key.startswith("_") and not key.startswith(_COLUMNS):
@@ -70,12 +70,12 @@ def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
             if hint:
                 yield f"column {key!r} is read as a variable; did you mean {hint!r}?", start, end
     expected = [i for i, f in enumerate(header) if f[0].strip().startswith("__expected")]
-    for fields in table.records[1:]:
+    for row, values in enumerate(table.records[1:], start=1):
         for i in expected:
-            cell, start, end = fields[i]
-            word = _cell_type(cell.strip())
+            word = _cell_type(values[i].strip())
             hint = suggest(word, promptfoo.ASSERTION_TYPES) if word else None
             if word and hint:
+                _, start, end = table.fields(row)[i]
                 yield (
                     f"{header[i][0].strip()}: {word!r} is no assertion type, so promptfoo checks "
                     f"that the output equals the whole cell; did you mean {hint!r}?",

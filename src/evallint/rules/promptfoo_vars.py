@@ -188,7 +188,7 @@ def _csv_lacking(found: Document, used: set[str]) -> Iterator[Finding]:
     table = csv_table(found)
     if len(table.records) < 2:
         return  # no rows, no tests
-    header = table.records[0]
+    header = table.fields(0)
     columns = {name.strip() for name, _, _ in header}
     missing = _unset(used - columns, "no column of this file sets")
     if missing:
