@@ -145,7 +145,9 @@ def _check_document(
     notes = part.notes
     if notes is None and part.whole is None:
         # Placing first costs only in YAML files that mention a suppression.
-        notes = _suppressions(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
+        notes = (
+            suppressions.notes_of(doc) if doc.fmt == "yaml" and "evallint:" in doc.text else None
+        )
         part.notes = notes
     used = part.used
     at = _Placing(doc, part.whole)
@@ -156,7 +158,7 @@ def _check_document(
             if p.mild and p.rule not in ctx.config.severities:
                 level = min(level, Severity.WARNING)
             d = Diagnostic(doc.path, p.span, p.rule, level, p.message)
-            if notes is None or not _silenced(notes, d, used):
+            if notes is None or not suppressions.silenced(notes, d, used):
                 out.append(_shifted(d, lines))
     if not doc.ok:
         return out
@@ -167,13 +169,13 @@ def _check_document(
         assert rule.check is not None  # rules_for keeps only rules that check something
         for finding in rule.check(doc, ctx):
             if finding.path is not None and finding.path != doc.path:
-                out += _elsewhere(finding, rule.id, level, ctx)
+                out += _elsewhere(finding, rule.id, level, ctx, repeats)
                 continue
             key = (rule.id, finding.group or finding.message)
             if notes is not None:
                 # Suppressed findings never spend the cap: the eleventh, unsuppressed one shows.
                 placed = place(at.doc(), finding, rule.id, level, ctx.project)
-                if _silenced(notes, placed, used) or not repeats.admit(key):
+                if suppressions.silenced(notes, placed, used) or not repeats.admit(key):
                     continue
             elif not repeats.admit(key):
                 continue
@@ -186,20 +188,29 @@ def _check_document(
     return out
 
 
-def _elsewhere(finding: Finding, rule: str, level: Severity, ctx: Context) -> list[Diagnostic]:
+def _elsewhere(
+    finding: Finding, rule: str, level: Severity, ctx: Context, repeats: Repeats
+) -> list[Diagnostic]:
     """A finding about another file the document reads (a template it includes), placed in
-    that file and silenced by its comments; the run drops the repeats other includers give."""
+    that file and silenced by its comments; the run drops the repeats other includers give.
+    Counted as the file's own are (a test file's thousand alike cells are not each placed for
+    a text report): past the limit, counted unplaced."""
+    key = (rule, finding.group or finding.message)
+    if repeats.limit and repeats.seen.get(key, 0) >= repeats.limit:
+        repeats.admit(key)
+        return []
     other = ctx.others.parsed(finding.path) if ctx.others and finding.path else None
     if other is None or isinstance(other, str):
         return []
     d = place(other, replace(finding, path=None), rule, level, ctx.project)
-    notes = other.facts.get(_notes_in, other)  # once a file: many findings may land in it
-    return [] if notes is not None and _silenced(notes, d, set()) else [d]
-
-
-def _notes_in(doc: Document) -> Notes | None:
-    """The suppression comments of a file, None when it has none."""
-    return _suppressions(doc) if "evallint:" in doc.text else None
+    notes = other.facts.get(
+        suppressions.notes_in, other
+    )  # once a file: many findings may land in it
+    if notes is not None and suppressions.silenced(notes, d, set()):
+        return []
+    repeats.admit(key)
+    repeats.shown(key, d)
+    return [d]
 
 
 class _Placing:
@@ -215,20 +226,6 @@ class _Placing:
         if self._whole is not None:
             self._doc, self._whole = self._whole(), None
         return self._doc
-
-
-def _suppressions(doc: Document) -> Notes:
-    return doc.facts.get(suppressions.find, doc.text)
-
-
-def _silenced(notes: Notes, d: Diagnostic, used: set[tuple[int, str]]) -> bool:
-    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) that covers the finding's line;
-    records which comment did it."""
-    s = suppressions.silencer(notes, d.rule, d.span.line)
-    if s is None:
-        return False
-    used.add((s.line, "*" if s.ids is None else d.rule))
-    return True
 
 
 def _unused(

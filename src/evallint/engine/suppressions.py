@@ -8,6 +8,7 @@ comments; there the configuration's `rules` and `ignore` do the job.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from evallint.parse.positions import YAML_BREAKS
 from evallint.records import record
@@ -17,6 +18,10 @@ from evallint.rules import ALWAYS_ON, UNUSED_SUPPRESSION
 # odd list never widens into a bare ignore of every rule.
 _IGNORE = re.compile(r"#\s*evallint:\s*ignore(?![\w-])(?:\[([^\]\r\n]*)\]?)?")
 _ID = re.compile(r"[^,\s]+")
+if TYPE_CHECKING:
+    from evallint.model import Diagnostic
+    from evallint.parse import Document
+
 UNUSED = UNUSED_SUPPRESSION
 UNSILENCEABLE = ALWAYS_ON  # nothing else can be checked in such a file
 
@@ -72,6 +77,26 @@ def find(text: str) -> Notes:
                 found.covering.setdefault(covered, []).append(note)
             break  # the rest of the line is this comment's text
     return found
+
+
+def notes_of(doc: Document) -> Notes:
+    """A file's suppression comments, found once a run."""
+    return doc.facts.get(find, doc.text)
+
+
+def notes_in(doc: Document) -> Notes | None:
+    """The suppression comments of a file, None when it has none."""
+    return notes_of(doc) if "evallint:" in doc.text else None
+
+
+def silenced(notes: Notes, d: Diagnostic, used: set[tuple[int, str]]) -> bool:
+    """`# evallint: ignore[rule-a, rule-b]` (or bare `ignore`) that covers the finding's line;
+    records which comment did it."""
+    s = silencer(notes, d.rule, d.span.line)
+    if s is None:
+        return False
+    used.add((s.line, "*" if s.ids is None else d.rule))
+    return True
 
 
 def silencer(found: Notes, rule_id: str, line: int) -> Suppression | None:

@@ -17,7 +17,7 @@ import re
 
 from evallint.model import JSON
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
-from evallint.records import record
+from evallint.records import field, record
 
 # (text, start, end): a field's value and its offsets in the file (quotes included).
 Field = tuple[str, int, int]
@@ -35,6 +35,7 @@ class Table:
     starts: tuple[int, ...] | None
     breaker: str
     error: tuple[int, int, str] | None
+    _reader: _Reader | None = field(default=None, init=False, compare=False)
 
     def fields(self, i: int) -> tuple[Field, ...]:
         """Record `i`'s fields with their offsets (quotes included)."""
@@ -45,7 +46,10 @@ class Table:
                 itertools.accumulate(lines, lambda a, n: a + n + len(self.breaker), initial=0)
             )
             object.__setattr__(self, "starts", starts)
-        reader = _Reader(self.text, self.breaker)
+        reader = self._reader
+        if reader is None:  # one for every field asked of the file
+            reader = _Reader(self.text, self.breaker)
+            object.__setattr__(self, "_reader", reader)
         reader.pos = starts[i]
         found = _record(reader)
         return found if isinstance(found, tuple) else ()

@@ -9,6 +9,8 @@ type makes the cell an `equals` check on its whole text.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,11 @@ _COLUMNS = (
 )
 
 
+_PLAIN = frozenset(promptfoo.ASSERTION_TYPES)
+_TYPE_LIKE = re.compile(r"[^\W\d_](?:[^\W_]|-)*")  # a letter, then letters, digits or dashes
+_WITH_COLON = tuple(t for t in promptfoo.ASSERTION_TYPES if ":" in t)  # `similar:cosine`
+
+
 def _cell_type(cell: str) -> str | None:
     """The assertion type a cell's prefix names, when it looks like one and is none promptfoo
     knows (`contians:30 days`); None when the cell is a known form or plain text."""
@@ -50,13 +57,18 @@ def _cell_type(cell: str) -> str | None:
         return None
     head = cell.split(":", 1)[0] if ":" in cell else ""
     word = head.removeprefix("not-").split("(", 1)[0]
-    if not word or not all(c.isalnum() or c == "-" for c in word) or not word[0].isalpha():
+    if not _TYPE_LIKE.fullmatch(word):
         return None
-    plain = promptfoo.ASSERTION_TYPES
     rest = cell[len(head) + 1 :]
-    if word in plain or any(f"{word}:{rest}".startswith(f"{t}") for t in plain if ":" in t):
+    if word in _PLAIN or f"{word}:{rest}".startswith(_WITH_COLON):
         return None
     return word
+
+
+@functools.lru_cache(maxsize=256)
+def _hint(word: str) -> str | None:
+    """The type a misspelt one most likely means; once a word, however many cells spell it."""
+    return suggest(word, promptfoo.ASSERTION_TYPES)
 
 
 def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
@@ -73,7 +85,7 @@ def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
     for row, values in enumerate(table.records[1:], start=1):
         for i in expected:
             word = _cell_type(values[i].strip())
-            hint = suggest(word, promptfoo.ASSERTION_TYPES) if word else None
+            hint = _hint(word) if word else None
             if word and hint:
                 _, start, end = table.fields(row)[i]
                 yield (

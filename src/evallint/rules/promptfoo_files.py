@@ -47,6 +47,13 @@ def _runnable(test: dict[str, JSON]) -> bool:
 def named_tests(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Document]]:
     """(where the config names it, the file parsed) of each YAML, JSON or CSV test file it
     names, read once a run (absent or unreadable files are other rules')."""
+    for at, _, found in _test_files(doc, ctx):
+        if not isinstance(found, str):
+            yield at, found
+
+
+def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, Document | str]]:
+    """(where, path, the file parsed or why it cannot be) of each listed test file."""
     from evallint.kinds.base import candidates
     from evallint.parse import format_of
 
@@ -57,9 +64,7 @@ def named_tests(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Document
             readable = format_of(place) is not None or place.lower().endswith(".csv")
             if place not in ctx.files or not readable or ctx.others is None:
                 continue
-            found = ctx.others.parsed(place)
-            if not isinstance(found, str):
-                yield ref.pointer, found
+            yield ref.pointer, place, ctx.others.parsed(place)
 
 
 @rule("promptfoo-test-file", Severity.ERROR, kinds=KINDS, reads_files=True)
@@ -71,7 +76,8 @@ def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     promptfoo's reader reads it: a row with more or fewer fields than the header, an empty line
     among the rows included, or a quote never closed, fails the file. Reported on the
     config's line that names the file, with the file's own line and column. The file is read,
-    never run.
+    never run; one evallint cannot read (over `max-file-size`, not a regular file) is reported
+    too, since its tests were not checked.
 
     Bad (promptfooconfig.yaml):
         prompts: ["Answer: {{question}}"]
@@ -86,10 +92,13 @@ def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
         providers: [openai:gpt-4.1-mini]
         tests: file://cases.yaml
     """
-    for at, found in named_tests(doc, ctx):
+    for at, place, found in _test_files(doc, ctx):
+        if isinstance(found, str):
+            if found != "leads out of the repository":  # path-outside-repo's
+                yield Finding(at, f"{place} {found}: its tests were not checked")
+            continue
         if found.ok:
             continue
-        place = found.path
         where = "".join(
             f" (line {p.span.line}, column {p.span.column}: {p.message})"
             for p in found.problems[:1]
