@@ -530,3 +530,16 @@ def test_a_prompt_named_by_a_path_of_promptfoos_list_is_read_as_a_file() -> None
     text = CONFIG.replace("file://prompts/summary.txt", "prompt.yaml")
     found = [(d.span.line, d.rule) for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})]
     assert found == [(3, "missing-file")]
+
+
+def test_a_test_file_evallint_cannot_read_is_an_error_never_a_silent_pass() -> None:
+    from evallint.config import Config
+
+    text = CONFIG.replace("file://cases/*.yaml", "file://cases.csv")
+    csv = "question,__expected\n" + "How long?,contians:30\n" * 100
+    files = {**GIVEN, "promptfooconfig.yaml": text, "cases.csv": csv}
+    found = lint_files(files, Config(max_file_size=1000))
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in found] == [
+        ("promptfooconfig.yaml", 23, 5, "promptfoo-test-file")
+    ]
+    assert found[0].message == "cases.csv is over max-file-size: its tests were not checked"
