@@ -60,6 +60,8 @@ def select(
     chosen: list[str] = []
     skipped: list[Skipped] = []
     regular: set[str] = set()  # seen as regular files by the walk: no stat needed
+    real_root = root.resolve()
+    folders: dict[Path, bool] = {}  # folder -> inside the project: files named share folders
     for arg in args or ["."]:
         path = Path(os.path.normpath(cwd / arg))
         if not path.exists() and not path.is_symlink():
@@ -71,7 +73,7 @@ def select(
             if real != path.absolute() and real.is_relative_to(root.resolve()):
                 path = root / real.relative_to(root.resolve())
             chosen.extend(_walk_dir(path, root, in_git, config, regular))
-        elif not inside(path.parent, root):
+        elif not _folder_inside(path.parent, real_root, folders):
             # rubrics/linkdir/x.yaml where linkdir leads out: never read what lies outside
             rel = display_path(path, root)
             skipped.append(_out_link(rel, config, "is outside the project"))
@@ -103,6 +105,13 @@ def select(
     # are asked one by one.
     links = frozenset(rel for rel in listed if rel not in regular)
     return out, skipped, listed, links
+
+
+def _folder_inside(folder: Path, real_root: Path, seen: dict[Path, bool]) -> bool:
+    found = seen.get(folder)
+    if found is None:
+        found = seen[folder] = folder.resolve().is_relative_to(real_root)
+    return found
 
 
 def folder_links(root: Path, tree: Iterable[str]) -> tuple[tuple[str, str], ...]:

@@ -8,7 +8,7 @@ YAML and JSON test files for their tests, CSV test files for their `__expected` 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from evallint.kinds import promptfoo
 from evallint.kinds.base import FileRef
@@ -52,8 +52,19 @@ def named_tests(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, Document
             yield at, found
 
 
-def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, Document | str]]:
-    """(where, path, the file parsed or why it cannot be) of each listed test file."""
+def _test_files(doc: Document, ctx: Context) -> list[tuple[Pointer, str, Document | str]]:
+    """(where, path, the file parsed or why it cannot be) of each listed test file; worked out
+    once a document and view of the files, for the four rules that ask."""
+    if ctx.others is None:
+        return []
+    key = ("promptfoo-tests", doc.path)
+    found = ctx.others.memo.get(key)
+    if found is None:
+        found = ctx.others.memo[key] = list(_find_test_files(doc, ctx))
+    return cast("list[tuple[Pointer, str, Document | str]]", found)  # only this writes the key
+
+
+def _find_test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, Document | str]]:
     from evallint.kinds.base import candidates
     from evallint.parse import format_of
 
@@ -62,9 +73,8 @@ def _test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, Doc
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
             readable = format_of(place) is not None or place.lower().endswith(".csv")
-            if place not in ctx.files or not readable or ctx.others is None:
-                continue
-            yield ref.pointer, place, ctx.others.parsed(place)
+            if place in ctx.files and readable and ctx.others is not None:
+                yield ref.pointer, place, ctx.others.parsed(place)
 
 
 @rule("promptfoo-test-file", Severity.ERROR, kinds=KINDS, reads_files=True)
