@@ -9,6 +9,7 @@ files), tests wherever they are written (the config, its YAML, JSON and CSV test
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -209,15 +210,19 @@ _CODE = ("file://", "exec:", "python:", "golang:", "ruby:", "package:")
 _OWN = ("promptfoo:simulated-user", "promptfoo:redteam:", "agentic:")
 
 
-def _mentioned(doc: Document, ctx: Context, texts: list[str]) -> set[str] | None:
-    """Every word of the prompts, of the config's other strings (all but the names its `vars`
-    set) and of the scripts it names: a variable among them may be read. None when a script
-    it names or a provider's code cannot be read."""
+def _mentioned(doc: Document, ctx: Context, texts: list[str]) -> Counter[str] | None:
+    """How often each word appears in the config's text, its prompts and the scripts it names:
+    a variable mentioned more often than it is set may be read. Counted at C speed over the
+    texts (a comment counts too: never a note where a name is written twice). None when a
+    script it names cannot be read, or it names a provider of promptfoo's that reads
+    variables of its own."""
     from evallint.kinds.base import candidates
 
-    words = set().union(*(_WORD.findall(t) for t in texts))
-    if not _strings(doc.data, words):
+    if not doc.text or any(own in doc.text for own in _OWN):
         return None
+    words = Counter(_WORD.findall(doc.text))
+    for text in texts:
+        words.update(_WORD.findall(text))
     for ref in refs_of(doc):
         if not ref.path.lower().endswith(promptfoo.SCRIPTS):
             continue
@@ -227,26 +232,6 @@ def _mentioned(doc: Document, ctx: Context, texts: list[str]) -> set[str] | None
             return None
         words.update(_WORD.findall(raw.decode("utf-8", "replace")))
     return words
-
-
-def _strings(data: JSON, words: set[str]) -> bool:
-    """The words of every string and key of `data`, but the keys of its `vars` mappings;
-    False when it names a provider of promptfoo's that reads variables of its own."""
-    todo: list[tuple[JSON, bool]] = [(data, False)]
-    while todo:
-        value, is_vars = todo.pop()
-        if isinstance(value, str):
-            if value.startswith(_OWN):
-                return False
-            words.update(_WORD.findall(value))
-        elif isinstance(value, list):
-            todo.extend((v, False) for v in value)
-        elif isinstance(value, dict):
-            for key, v in value.items():
-                if not is_vars:
-                    words.update(_WORD.findall(key))
-                todo.append((v, key == "vars"))
-    return True
 
 
 def _var_maps(data: dict[str, JSON]) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
@@ -276,9 +261,10 @@ def promptfoo_unused_var(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     promptfoo sends a test's variables only where a template names them; one named nowhere
     does nothing, most often a misspelling of the variable the prompt uses (which is then
-    rendered empty). A variable counts as used when its name appears in a prompt, in any other
-    string of the config, or in a script the config names; with a provider that runs code of
-    its own (a script, a command), every variable may be read, and none is reported.
+    rendered empty). A variable counts as used when its name appears in a prompt, anywhere in
+    the config but where it is set (a comment too), or in a script the config names; with a
+    provider that runs code of its own (a script, a command), every variable may be read, and
+    none is reported.
 
     Bad (promptfooconfig.yaml):
         prompts: ["Answer: {{question}}"]
@@ -304,9 +290,11 @@ def promptfoo_unused_var(doc: Document, ctx: Context) -> Iterator[Finding]:
     if texts is None or words is None:
         return
     used = set().union(*map(_used, texts))
-    for at, found in _var_maps(data):
+    maps = list(_var_maps(data))
+    set_here = Counter(name for _, found in maps for name in found)
+    for at, found in maps:
         for name in found:
-            if name not in words:
+            if words[name] <= set_here[name]:
                 hint = suggest(name, sorted(used - set(found)))
                 tail = f"; did you mean {hint!r}?" if hint else ""
                 yield Finding(
