@@ -13,19 +13,16 @@ from typing import TYPE_CHECKING, cast
 from evallint.kinds import promptfoo
 from evallint.kinds.base import FileRef
 from evallint.model import JSON, Finding, Pointer, Severity
-from evallint.rules.api import within
+from evallint.rules.api import file_refs_of, within
 from evallint.rules.base import rule
 
 KINDS = promptfoo.KINDS
 
 
 def refs_of(doc: Document) -> tuple[FileRef, ...]:
-    """The files a config names, worked out once a document for the rules that ask."""
-    return doc.facts.get(_refs, doc)
-
-
-def _refs(doc: Document) -> tuple[FileRef, ...]:
-    return tuple(promptfoo.file_refs(doc.data))
+    """The files a config names, worked out once a document for all the rules that ask
+    (`missing-file` among them)."""
+    return file_refs_of(doc, promptfoo.CONFIG)
 
 
 if TYPE_CHECKING:

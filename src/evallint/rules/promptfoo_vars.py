@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Pointer, Severity
@@ -60,7 +60,17 @@ def _name(word: str) -> str:
 
 def _prompt_texts(doc: Document, ctx: Context) -> list[str] | None:
     """The text of every prompt, inline or read from its file; None when one cannot be read
-    (a script, a glob, a missing file), since its variables are then unknown."""
+    (a script, a glob, a missing file), since its variables are then unknown. Read once a
+    document and view of the files, for both variable rules."""
+    if ctx.others is None:
+        return _read_prompts(doc, ctx)
+    key = ("promptfoo-prompts", doc.path)
+    if key not in ctx.others.memo:
+        ctx.others.memo[key] = _read_prompts(doc, ctx)
+    return cast("list[str] | None", ctx.others.memo[key])  # only this writes the key
+
+
+def _read_prompts(doc: Document, ctx: Context) -> list[str] | None:
     from evallint.kinds.base import candidates
 
     data = doc.data if isinstance(doc.data, dict) else {}

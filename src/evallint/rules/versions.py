@@ -15,6 +15,7 @@ from evallint.model import Finding, Fix, Pointer, Severity
 from evallint.project import Definition
 from evallint.records import record
 from evallint.refs import Version, parse_version
+from evallint.rules.api import file_refs_of
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _read_changes(doc: Document, ctx: Context) -> list[Change]:
     if kind.reads is None or kind.file_refs is None or others is None or then is None:
         return []
     out, seen = [], set()
-    for ref in kind.file_refs(doc.data):
+    for ref in file_refs_of(doc, kind):
         for place in [] if ref.glob else candidates(doc.path, ref, ctx.root_name)[:1]:
             if place in seen or place not in others.listed:
                 continue
