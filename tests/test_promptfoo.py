@@ -283,7 +283,10 @@ def test_a_csv_cell_with_an_unknown_type_is_reported_in_the_csv_at_the_cell() ->
 @pytest.mark.parametrize(
     ("rows", "where"),
     [
-        ("How long?,contains:30\nShoes?\n", "line 3, column 1: this row has 1 field, the header 2"),
+        (
+            "How long?,contains:30\nShoes?\n",
+            "line 3, column 1: this row has 1 field where the header has 2",
+        ),
         ("How long?,contains:30\n\nShoes?,x\n", "line 3, column 1: this row has 1 field"),
         ('How long?,"contains:30\nShoes?,x\n', "line 2, column 11: a quote is never closed"),
     ],

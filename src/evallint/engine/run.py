@@ -199,17 +199,14 @@ def _check_companions(
     reading += readers(
         changed, mine, run.files, source, run.config, grep, run.outside, run.base_files
     )
-    olds: dict[str, Source] = {}
-
-    def once(paths: list[str]) -> Source:  # a changed file many read is fetched from git once
-        key = "\0".join(paths)
-        found = olds.get(key)
-        if found is None:
-            found = olds[key] = prior(paths)
-        return found
-
-    for entry, read in reading:
-        found = _broken_by_change(entry, read, run, head, base, source, once)
+    if not reading:
+        return 0
+    # The whole change as its base has it, fetched from git once for every reader: a reader of
+    # two changed files is compared with both as they were.
+    old = Overlay(source, prior(sorted(changed)), changed)
+    then = frozenset(p for p in run.files | changed if _there(old, p))
+    for entry, _ in reading:
+        found = _broken_by_change(entry, run, head, base, source, (old, then))
         run.diagnostics += [d for d in found if d not in seen]
         seen.update(found)
     return len(reading)
@@ -293,30 +290,32 @@ def _companions(
     return out
 
 
+def _there(view: Source, path: str) -> bool:
+    try:
+        view.size(path)
+    except OSError:
+        return False
+    return True
+
+
 def _broken_by_change(
     entry: Entry,
-    read: str,
     run: Run,
     head: Project,
     base: Project | None,
     source: Source,
-    prior: Callable[[list[str]], Source],
+    before: tuple[Source, frozenset[str]],
 ) -> list[Diagnostic]:
-    """The findings of a record that the change to the file it reads (`read`) causes: those
-    it would not get with that file as it was (absent, when the change made it; there, when
-    the change deleted it). A finding the record had already, by the same rule at the same
-    place, is not the change's, though its words may differ (a checksum that was wrong stays
-    wrong, with another value)."""
+    """The findings of a record that the change to the files it reads causes: those it would
+    not get with the changed files as they were (`before`: their view, and the files there
+    then). A finding the record had already, by the same rule at the same place, is not the
+    change's, though its words may differ (a checksum that was wrong stays wrong, with
+    another value)."""
     ctx = context(entry, run, head, base)
     found = check_entry(entry, ctx, run, source)
     if not found:
         return found
-    old = Overlay(source, prior([read]), frozenset({read}))
-    try:
-        old.size(read)
-        files = run.files | {read}
-    except OSError:  # the change made it
-        files = run.files - {read}
+    old, files = before
     then = replace(ctx, files=files, others=Others(old, run.config, files, run.outside))
     earlier = {(d.rule, d.span) for d in check_entry(entry, then, run, source)}
     return [d for d in found if (d.rule, d.span) not in earlier]

@@ -201,9 +201,8 @@ def _plain(text: str, brk: str) -> Table:
 
 
 def _width(got: int, header: int) -> str:
-    return (
-        f"this row has {_fields(got)}, the header {_fields(header)}: promptfoo cannot read the file"
-    )
+    said = f"this row has {_fields(got)} where the header has {header}"
+    return f"{said}: promptfoo cannot read the file"
 
 
 def _fields(n: int) -> str:
