@@ -67,8 +67,9 @@ def _found(diagnostics: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
 
 
 def _parity(client: Client, root: Path, cli: list[dict[str, Any]], every: int = 1) -> set[str]:
-    """Open each eval file of `root` alone (or one in `every`) and compare the server's
-    findings with the CLI's: places, ids, severities, messages. The files opened."""
+    """Open each eval file of `root` alone (or one in `every`), and every other file the CLI
+    places findings in (a template eval files read), and compare the server's findings with
+    the CLI's: places, ids, severities, messages. The files opened."""
     files = sorted(
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
@@ -76,6 +77,8 @@ def _parity(client: Client, root: Path, cli: list[dict[str, Any]], every: int = 
         and ".git" not in p.parts
         and p.is_file()  # a folder may be named `x.json`
     )[::every]
+    evals = (".yaml", ".yml", ".json", ".jsonl")
+    files += sorted({d["path"] for d in cli if Path(d["path"]).suffix not in evals} - set(files))
     levels = {3: "note", 2: "warning", 1: "error"}
     for rel in files:
         uri = client.open(rel)
@@ -306,3 +309,20 @@ def test_version_rules_compare_the_buffer_with_head(tmp_path: Path, client_for: 
     assert [d["code"] for d in client.published(rubric)] == ["version-not-bumped"]
     client.change(rubric, edited.replace('"1.2.0"', '"2.0.0"'), version=3)
     assert client.published(rubric) == []
+
+
+def test_a_file_eval_files_read_shows_the_findings_placed_in_it(
+    tmp_path: Path, client_for: Any
+) -> None:
+    """A promptfoo CSV test file is no eval file, but the config that reads it places its
+    findings there: opened, and edited unsaved, it shows them, as `evallint check` does."""
+    config = "prompts: ['Answer: {{question}}']\nproviders: [echo]\ntests: file://tests.csv\n"
+    good = "question,__expected\nHow long?,contains:30\n"
+    root = _git_repo(tmp_path, {"promptfooconfig.yaml": config, "tests.csv": good})
+    client = client_for(root)
+    uri = client.open("tests.csv", good.replace("contains", "contians"))
+    assert _found(client.published(uri)) == [(2, 11, "promptfoo-csv-test")]
+    client.change(uri, good)
+    assert client.published(uri) == []
+    notes = client.open("notes.txt", "not read by any eval file\n")
+    assert client.published(notes) == []

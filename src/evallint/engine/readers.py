@@ -67,7 +67,7 @@ def readers(
         return []
     others = Others(source, config, files, outside)
     # file read -> the changed file it stands for; only files some kind's files can read
-    frontier = {p: p for p in changed if _readable(p, files, (others, base))}
+    frontier = {p: p for p in changed if maybe_read(p, files, (others, base))}
     out: dict[str, tuple[Entry, str]] = {}
     seen = set(frontier)
     for _ in range(MAX_HOPS):
@@ -112,7 +112,7 @@ def _may_read(path: str, frontier: dict[str, str], others: Others) -> bool:
     return False
 
 
-def _readable(path: str, files: frozenset[str], views: tuple[Others, Others | None]) -> bool:
+def maybe_read(path: str, files: frozenset[str], views: tuple[Others, Others | None]) -> bool:
     """Whether a reading kind's files can read the changed file (`Kind.readable`), as it is
     now or as the base had it (a template cut down to keys no config has is still read). A file
     the change deleted, and one that does not parse or holds no mapping, may have been one:

@@ -41,6 +41,9 @@ class Project:
     # open ones are kept in memory instead, across plans while the settings that shape a
     # summary stay (a file changed on disk is summarized again).
     memory: MemoryCache | None = None
+    # The eval files that read each open file that is not one (a CSV test file, a prompt),
+    # found once a plan: (the plan, path -> its readers).
+    reading: tuple[Plan, dict[str, list[str]]] | None = None
 
     def refresh(self) -> None:
         """Read the settings and list the tree again (a file was made, deleted or renamed, or
@@ -51,12 +54,30 @@ class Project:
         self.planned = plan(options)
 
     def relative(self, path: Path) -> str | None:
-        """The project path of a file, None when it lies outside the project."""
+        """The project path of an eval file, or of a file eval files read (a prompt, a CSV
+        test file, a template); None for any other, and outside the project."""
         try:
             rel = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return None
-        return rel if format_of(rel) is not None else None
+        return rel if format_of(rel) is not None or self._readable(rel) else None
+
+    def _readable(self, rel: str) -> bool:
+        """Whether eval files can read the file as it is on disk (a template with no
+        extension is told by its content), as a change to it is told."""
+        from evallint.engine.readers import maybe_read
+        from evallint.io.source import FsSource
+        from evallint.rules.api import Others
+
+        if self.planned is None:
+            self.refresh()
+        planned = self.planned
+        assert planned is not None
+        files = frozenset(planned.chosen.tree)
+        source = FsSource(planned.root)
+        return rel in files and maybe_read(
+            rel, files, (Others(source, planned.config, files, source.outside), None)
+        )
 
     def place_at(
         self, path: str, buffers: Mapping[str, str], line: int, column: int
@@ -159,6 +180,9 @@ class Project:
         if extra:  # a buffer not yet saved: a file of the tree as far as this check goes
             tree = sorted([*tree, *extra])
         source = Overlay(FsSource(planned.root), Buffers(held), frozenset(held))
+        # An open file that eval files read (a CSV test file, a prompt) is checked through
+        # them, as the command checks what a change to it breaks: its findings are theirs.
+        paths = sorted({*paths, *self._readers(planned, [p for p in paths if not format_of(p)])})
         # Summaries of the files outside the run are kept as the command keeps them; the
         # buffers are the run's, so none is taken from the cache.
         store = self._store(planned, tree)
@@ -166,6 +190,33 @@ class Project:
         report = lint(paths, source, config, tree=tree, today=today, store=store, baseline=base)
         store.save()
         return replace(report, notes=())
+
+    def _readers(self, planned: Plan, opened: list[str]) -> list[str]:
+        """The eval files on disk that read the open files given, found once a plan (the
+        files that read one change only on disk, which drops the plan)."""
+        from evallint.engine.readers import readers
+        from evallint.io.git import grep_files
+        from evallint.io.source import FsSource
+
+        known = self.reading
+        if known is None or known[0] is not planned:
+            known = self.reading = (planned, {})
+        todo = [p for p in opened if p not in known[1]]
+        if todo:
+            files = frozenset(planned.chosen.tree)
+            source, root = FsSource(planned.root), planned.root
+            for path in todo:
+                found = readers(
+                    [path],
+                    set(),
+                    files,
+                    source,
+                    planned.config,
+                    lambda needles: grep_files(root, needles),
+                    source.outside,  # what leads out of the project is never read
+                )
+                known[1][path] = [entry.path for entry, _ in found]
+        return [r for p in opened for r in known[1][p]]
 
     def _store(self, planned: Plan, tree: Sequence[str]) -> TreeCache:
         """The cache a check uses: in git the command's own, outside git this plan's memory."""
