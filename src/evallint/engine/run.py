@@ -204,7 +204,7 @@ def _check_companions(
     # The whole change as its base has it, fetched from git once for every reader: a reader of
     # two changed files is compared with both as they were.
     old = Overlay(source, prior(sorted(changed)), changed)
-    then = frozenset(p for p in run.files | changed if _there(old, p))
+    then = (run.files - changed) | {p for p in changed if _there(old, p)}  # no stat of the rest
     for entry, _ in reading:
         found = _broken_by_change(entry, run, head, base, source, (old, then))
         run.diagnostics += [d for d in found if d not in seen]
