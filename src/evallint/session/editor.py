@@ -44,6 +44,8 @@ class Project:
     # The eval files that read each open file that is not one (a CSV test file, a prompt),
     # found once a plan: (the plan, path -> its readers).
     reading: tuple[Plan, dict[str, list[str]]] | None = None
+    # Whether eval files can read each such open file, told once a plan.
+    told: tuple[Plan, dict[str, bool]] | None = None
 
     def refresh(self) -> None:
         """Read the settings and list the tree again (a file was made, deleted or renamed, or
@@ -64,7 +66,8 @@ class Project:
 
     def _readable(self, rel: str) -> bool:
         """Whether eval files can read the file as it is on disk (a template with no
-        extension is told by its content), as a change to it is told."""
+        extension is told by its content), as a change to it is told; once a plan, since
+        every edit asks again of every open file."""
         from evallint.engine.readers import maybe_read
         from evallint.io.source import FsSource
         from evallint.rules.api import Others
@@ -73,11 +76,15 @@ class Project:
             self.refresh()
         planned = self.planned
         assert planned is not None
-        files = frozenset(planned.chosen.tree)
-        source = FsSource(planned.root)
-        return rel in files and maybe_read(
-            rel, files, (Others(source, planned.config, files, source.outside), None)
-        )
+        if self.told is None or self.told[0] is not planned:
+            self.told = (planned, {})
+        found = self.told[1].get(rel)
+        if found is None:
+            files = frozenset(planned.chosen.tree)
+            source = FsSource(planned.root)
+            view = Others(source, planned.config, files, source.outside)
+            found = self.told[1][rel] = rel in files and maybe_read(rel, files, (view, None))
+        return found
 
     def place_at(
         self, path: str, buffers: Mapping[str, str], line: int, column: int
