@@ -137,7 +137,7 @@ def _next(reader: _Reader) -> list[str] | str:
     most files), any other read field by field."""
     text, brk, start = reader.text, reader.breaker, reader.pos
     end = text.find(brk, start) if brk else -1
-    if end >= 0 or brk:
+    if brk:  # `end` is found only when the record delimiter is known
         line = text[start : end if end >= 0 else len(text)]
         if '"' not in line:
             reader.pos = end + len(brk) if end >= 0 else len(text)
