@@ -24,7 +24,7 @@ from evallint.io.git import (
     deleted_files,
     tree_files,
 )
-from evallint.io.gitout import base_tree, tagged
+from evallint.io.gitout import base_tree, packed_tree, tagged, unpacked_tree
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -678,15 +678,21 @@ def test_the_base_tree_is_read_as_a_plain_reading_does(entries: list[str], plain
     either way what a field-by-field reading gives."""
     if plain:  # the fast path's case: regular files with SHA-1 ids only
         entries = [e for e in entries if e[:6] in ("100644", "100755") and e[52:53] == "\t"]
-    files: dict[str, None] = {}
+    entries = list({e.split("\t", 1)[1]: e for e in entries}.values())  # a tree lists a path once
+    files: list[str] = []
     blobs: dict[str, str] = {}
     for entry in entries:
         head, path = entry.split("\t", 1)
         mode, kind, blob = head.split(" ")
-        files[path] = None
+        files.append(path)
         if kind == "blob" and mode in ("100644", "100755"):
             blobs[path] = blob
     assert base_tree(entries) == (files, blobs)
+    # A listing kept between runs reads back as it was written; bytes it did not write, never.
+    assert unpacked_tree(packed_tree(files, blobs)) == (files, blobs)
+    packed = packed_tree(files, blobs)
+    for broken in (packed[:-1] if files else packed + b"x", b"", packed.replace(b"listing", b"x")):
+        assert unpacked_tree(broken) is None
 
 
 def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from evallint.engine import backed
 from evallint.errors import EvallintError
 from evallint.io import cache as cache_module
+from evallint.io import git as git_module
 from evallint.io import memo as memo_module
 from evallint.io.cache import FOLDER
+from evallint.io.gitout import packed_tree
 from evallint.io.source import FsSource
 from test_git import Repo
 
@@ -316,6 +318,55 @@ def test_a_memo_is_never_written_where_the_tree_could_plant_one(run: Run, tmp_pa
     _findings(run, repo)
     _findings(run, repo)
     assert _memos(repo) == []
+
+
+def _listings(repo: Repo) -> list[Path]:
+    return sorted((repo.root / FOLDER).glob("listing-*.bin"))
+
+
+def test_a_kept_listing_of_the_base_is_read_and_git_lists_no_tree(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second run at a base keeps its listing; the next reads it, and asks git for the
+    change alone. What it finds is what reading every file finds."""
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "3.0.0"), "datasets/new.yaml": _dataset("x")})
+    _warmed(run, repo)
+    assert [p.name for p in _listings(repo)] == [
+        f"listing-{repo.git('rev-parse', 'main').strip()}.bin"
+    ]
+    asked: list[tuple[str, ...]] = []
+    real = git_module.Pending.__init__
+
+    def spy(self: git_module.Pending, root: Path, args: tuple[str, ...], **kw: bool) -> None:
+        asked.append(tuple(args))
+        real(self, root, args, **kw)
+
+    monkeypatch.setattr(git_module.Pending, "__init__", spy)
+    found = _findings(run, repo)
+    assert not [a for a in asked if a[0] == "ls-tree"]
+    assert found == _findings(run, repo, "--no-cache")
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_a_listing_the_change_plants_is_never_read_nor_written(
+    run: Run, tmp_path: Path, committed: bool
+) -> None:
+    """A listing of the base that the change adds (committed on a branch, or untracked), which
+    leaves out the rubric a dataset names: the run lists the base itself, and writes nothing."""
+    repo = _repo(tmp_path / "repo")
+    base = repo.git("rev-parse", "main").strip()
+    fake = packed_tree(["datasets/d1.yaml"], {})
+    planted = {f"{FOLDER}/listing-{base}.bin": fake.decode()}
+    if committed:
+        repo.git("checkout", "-qb", "feature")
+        repo.commit(planted, "plant")
+    else:
+        repo.write(planted)
+    repo.write({"datasets/d1.yaml": _dataset("rubric/r1@1.0.0") + "# edited\n"})
+    assert _findings(run, repo) == _findings(run, repo, "--no-cache")
+    assert _findings(run, repo)[0] == 0  # r1 is there: the planted listing was not believed
+    assert (repo.root / FOLDER / f"listing-{base}.bin").read_bytes() == fake
 
 
 def test_only_the_latest_used_memos_are_kept(tmp_path: Path) -> None:

@@ -225,7 +225,7 @@ def _github_files(report: Report, environ: Mapping[str, str], sarif: str | None)
     from evallint.output.github import render_summary
 
     if environ.get("GITHUB_STEP_SUMMARY"):
-        from evallint.io.git import pull_request_sha
+        from evallint.io.event import pull_request_sha
 
         head = pull_request_sha(environ, "head")
         seen = {**environ, "EVALLINT_HEAD_SHA": head} if head else environ

@@ -27,7 +27,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import compress, repeat
 from pathlib import Path
@@ -36,6 +36,7 @@ from evallint.about import __version__
 from evallint.config import Config
 from evallint.digests import sha1_hex, text_sha256_hex
 from evallint.io import git
+from evallint.io.gitout import Change
 from evallint.io.memo import Row, TreeMemo
 from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser
@@ -45,6 +46,7 @@ FOLDER = ".evallint_cache"
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2
 NEAR_CHANGES = 100
+KEEP_LISTINGS = 4  # commits' listings kept (`KeptTree`): the few bases a person works on
 FORMAT = 8  # what a summary holds; a cache of another format is never read
 
 
@@ -335,11 +337,59 @@ def cache_stamp(config: Config) -> str:
     return repr((config.kinds, config.max_file_size))
 
 
-def _lists_cache(tree: Sequence[str]) -> bool:
+def _lists_cache(tree: Collection[str]) -> bool:
     """Whether the tree lists the cache folder or a file in it (a change could plant one)."""
     # The prefix test runs in C over a large tree; the exact test only on what it lets by.
     near = compress(tree, map(str.startswith, tree, repeat(FOLDER)))
     return any(p == FOLDER or p.startswith(FOLDER + "/") for p in near)
+
+
+class KeptTree:
+    """A commit's tree listing kept in the cache folder (`git.Kept`), named by the commit: a
+    --diff run at the same base, or pre-commit's at the same HEAD, reads it and asks git for
+    no listing. No commit can hold a file named by its own id, so one found there was written
+    by a run, unless the change under check adds it: then it is neither read nor written."""
+
+    def __init__(self, folder: Path, commit: str) -> None:
+        self._folder, self._file = folder, folder / f"listing-{commit}.bin"
+
+    def load(self) -> bytes | None:
+        try:
+            raw = self._file.read_bytes()
+            os.utime(self._file)  # used now: the latest used are the ones kept
+        except OSError:
+            return None
+        return raw
+
+    def save(self, packed: bytes) -> None:
+        """Written whole, then renamed into place; only the latest few are kept."""
+        import tempfile
+
+        with contextlib.suppress(OSError):
+            fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".bin")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(packed)
+                os.replace(tmp, self._file)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            found = sorted((p.stat().st_mtime, p) for p in self._folder.glob("listing-*.bin"))
+            for _, old in found[:-KEEP_LISTINGS]:
+                old.unlink()
+
+    def trusts(self, changes: Sequence[Change], files: list[str] | None) -> bool:
+        touched = [p for c in changes for p in (c.path, c.old_path) if p is not None]
+        return not _lists_cache(touched) and (files is None or not _lists_cache(files))
+
+
+def kept_tree(root: Path, commit: str, enabled: bool) -> KeptTree | None:
+    """Where a run keeps `commit`'s listing; None without a cache folder of the run's own
+    (off, not made yet, or a symlink, as `open_cache` decides)."""
+    folder = root / FOLDER
+    if not enabled or folder.is_symlink() or not folder.is_dir():
+        return None
+    return KeptTree(folder, commit)
 
 
 class MemoryCache(TreeCache):

@@ -6,15 +6,14 @@ import alone costs more than a whole one-file run.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from evallint.errors import EvallintError
+from evallint.io.event import pull_request_sha
 from evallint.io.gitout import (
     PLAIN,
     Base,
@@ -26,7 +25,9 @@ from evallint.io.gitout import (
     batch_contents,
     changes_of,
     object_id,
+    packed_tree,
     tagged,
+    unpacked_tree,
 )
 
 
@@ -171,6 +172,19 @@ class Listing:
         self._changed.close()
 
 
+class Kept(Protocol):
+    """Where a commit's listing is kept between runs (`io/cache.py`'s `KeptTree`)."""
+
+    def load(self) -> bytes | None: ...
+
+    def save(self, packed: bytes) -> None: ...
+
+    def trusts(self, changes: Sequence[Change], files: list[str] | None) -> bool:
+        """Whether a listing kept there can be read (`files` None) or written (`files`: the
+        listing) for a run with this change: never where the change could have planted it."""
+        ...
+
+
 class DiffListing:
     """What a --diff run asks of git, side by side: the change against the base, and the tree.
 
@@ -178,26 +192,42 @@ class DiffListing:
     the untracked files. A file the diff does not name has the base's content in the working
     tree (git compares content where stat data is not conclusive), so the base's blob id is
     its content key: one stat of every tracked file (the diff's) where a listing of the working
-    tree would need two more.
+    tree would need two more. `kept`: where the base's listing is kept, so that the next run at
+    the same base reads it and git lists no tree (in a tree of 100,000 files, its parse was
+    most of what a run spent above git's own diff).
     """
 
-    def __init__(self, root: Path, base: Base, untracked: Pending) -> None:
-        self.base = base
-        self._tree = Pending(root, ("ls-tree", "-r", "-z", "--full-tree", base.sha), spool=True)
-        self._diff = Pending(root, (*_DIFF, base.sha, "--"))
+    def __init__(
+        self, root: Path, base: Base, untracked: Pending, kept: Kept | None = None
+    ) -> None:
+        self.base, self._root, self._kept = base, root, kept
+        self._diff = Pending(root, (*_DIFF, base.sha, "--"))  # git's longest part: first
+        raw = kept.load() if kept is not None else None
+        self._loaded = unpacked_tree(raw) if raw is not None else None
+        self._tree = None if self._loaded is not None else self._list_tree()
         self._untracked = untracked
         self._changes: list[Change] | None = None
-        self._base_files: tuple[dict[str, None], dict[str, str]] | None = None
+        self._base_files: tuple[list[str], dict[str, str]] | None = None
         self._found: Listed | None = None
+
+    def _list_tree(self) -> Pending:
+        return Pending(
+            self._root, ("ls-tree", "-r", "-z", "--full-tree", self.base.sha), spool=True
+        )
 
     def read_base(self) -> None:
         """Read the base's tree now: it is listed long before the change is (git stats every
         file for that), so this process reads it while git works on the rest."""
         if self._base_files is None:
-            entries = self._tree.lines()
-            if entries is None:  # never an empty tree: every file would look deleted
-                raise EvallintError("git could not list the base's tree")
-            self._base_files = base_tree(entries)
+            self._base_files = self._loaded or self._listed()
+
+    def _listed(self) -> tuple[list[str], dict[str, str]]:
+        self._loaded = None
+        entries = (self._tree or self._list_tree()).lines()
+        self._tree = None
+        if entries is None:  # never an empty tree: every file would look deleted
+            raise EvallintError("git could not list the base's tree")
+        return base_tree(entries)
 
     def changes(self) -> list[Change]:
         """The change: what `GitRepo.changes` gives."""
@@ -210,12 +240,21 @@ class DiffListing:
         if self._found is None:
             self.read_base()
             assert self._base_files is not None
-            self._found = applied(*self._base_files, self.changes())
+            kept, changes = self._kept, self.changes()
+            if self._loaded is not None and kept is not None and not kept.trusts(changes, None):
+                self._base_files = self._listed()  # a kept listing the change could have planted
+            files, blobs = self._base_files
+            wanted = self._loaded is None and kept is not None and kept.trusts(changes, files)
+            packed = packed_tree(files, blobs) if wanted else None  # before the change is applied
+            self._found = applied(files, blobs, changes)
+            if packed is not None and kept is not None:
+                kept.save(packed)
         return self._found
 
     def close(self) -> None:
         for pending in (self._tree, self._diff, self._untracked):
-            pending.close()
+            if pending is not None:
+                pending.close()
 
 
 def clean_blobs(root: Path) -> dict[str, str] | None:
@@ -280,46 +319,6 @@ def _fetch_hint(ref: str) -> str:
         "fetch the history it needs: with actions/checkout set `fetch-depth: 0`, or run "
         f"`git fetch --depth=1 origin {ref}`"
     )
-
-
-PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
-MAX_EVENT = 32 * 1024 * 1024  # GitHub's event payloads are far smaller; /dev/zero is not one
-
-
-def pull_request_sha(
-    environ: Mapping[str, str], side: str, *, required: bool = False
-) -> str | None:
-    """`pull_request.<side>.sha` ("base" or "head") from the GitHub event file the runner
-    writes: the exact commit, not a branch name, nor the temporary merge commit.
-
-    `required`: in a pull request event (GITHUB_EVENT_NAME) the sha must be there: an event
-    file that is missing, too large, not JSON, or whose sha is absent, null or malformed is an
-    error, since any other base would compare the pull request with the wrong commit."""
-    path = environ.get("GITHUB_EVENT_PATH")
-    strict = required and environ.get("GITHUB_EVENT_NAME") in PULL_REQUEST_EVENTS
-    try:
-        if not path:
-            raise ValueError("GITHUB_EVENT_PATH is not set")
-        with open(path, "rb") as f:
-            raw = f.read(MAX_EVENT + 1)
-        if len(raw) > MAX_EVENT:
-            raise ValueError(f"it is larger than {MAX_EVENT // 2**20} MiB")
-        sha = json.loads(raw)["pull_request"][side]["sha"]
-        if not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha)):
-            raise ValueError(f"pull_request.{side}.sha is {json.dumps(sha)[:80]}, not a commit id")
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
-        if strict:
-            why: object = exc.strerror if isinstance(exc, OSError) else exc
-            if isinstance(exc, KeyError | TypeError | RecursionError):
-                why = f"it holds no pull_request.{side}.sha"
-            elif isinstance(exc, json.JSONDecodeError):
-                why = "it is not JSON"
-            raise EvallintError(
-                f"the pull request's {side} commit cannot be read from the event file "
-                f"(GITHUB_EVENT_PATH): {why}; pass --diff BASE to name it"
-            ) from None
-        return None
-    return sha
 
 
 UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")

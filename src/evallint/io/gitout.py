@@ -4,25 +4,27 @@ reader is tested on text alone."""
 
 from __future__ import annotations
 
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from operator import and_, eq, itemgetter, not_
 
 from evallint.records import record
 
 
-def applied(files: dict[str, None], blobs: dict[str, str], changes: list[Change]) -> Listed:
+def applied(paths: list[str], blobs: dict[str, str], changes: list[Change]) -> Listed:
     """The base's files and blob ids (`base_tree`, changed here) with the change applied."""
     gone = [c.path for c in changes if c.status == "D"]
     gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
-    for path in gone:
-        files.pop(path, None)
+    now = list(dict.fromkeys(c.path for c in changes if c.status != "D"))
+    dropped = {*gone, *now}
+    # Files with no blob id (links, submodules): told before the change drops any id.
+    unkeyed = [p for p in paths if p not in blobs] if len(blobs) < len(paths) else []
+    for path in dropped:
         blobs.pop(path, None)
-    for change in changes:
-        if change.status != "D":
-            files[change.path] = None
-            blobs.pop(change.path, None)
+    # The tree's paths, each once: a changed file's is dropped, then comes again if it is there.
+    kept = list(filterfalse(dropped.__contains__, paths)) if dropped else paths
     untracked = [c.path for c in changes if c.status == "U"]
-    return Listed(list(files), blobs, untracked, sorted(set(gone)))
+    unkeyed = [p for p in unkeyed if p not in dropped] + now
+    return Listed(kept + now, blobs, untracked, sorted(set(gone)), unkeyed)
 
 
 # Slices of an `ls-tree` entry of a regular file with a SHA-1 blob id, whose fields sit in fixed
@@ -35,26 +37,57 @@ _HEAD, _TAB, _BLOB, _PATH = (
 )
 
 
-def base_tree(entries: list[str]) -> tuple[dict[str, None], dict[str, str]]:
-    """The files of `ls-tree -r` entries, and the blob ids of the regular ones. When every
-    entry is a regular file with a SHA-1 id (a tree without links or submodules), each field
-    is cut out at C speed, a pass over the entries each; else one entry at a time."""
+def base_tree(entries: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The files of `ls-tree -r` entries (each once, as a tree lists them), and the blob ids
+    of the regular ones. When every entry is a regular file with a SHA-1 id (a tree without
+    links or submodules), each field is cut out at C speed, a pass over the entries each;
+    else one entry at a time."""
     if set(map(_TAB, entries)) <= {"\t"} and set(map(_HEAD, entries)) <= _BLOB_HEADS:
         paths = list(map(_PATH, entries))
-        return dict.fromkeys(paths), dict(zip(paths, map(_BLOB, entries), strict=True))
-    files: dict[str, None] = {}
+        return paths, dict(zip(paths, map(_BLOB, entries), strict=True))
+    files: list[str] = []
     blobs: dict[str, str] = {}
     for entry in entries:
         if entry[52:53] == "\t" and entry[:12] in _BLOB_HEADS:  # the fixed columns, as above
-            files[entry[53:]] = None
+            files.append(entry[53:])
             blobs[entry[53:]] = entry[12:52]
             continue
         meta, _, path = entry.partition("\t")  # "<mode> <type> <id>\t<path>"
-        files[path] = None
+        files.append(path)
         mode, kind, sha = meta.split()
         if kind == "blob" and mode in PLAIN:
             blobs[path] = sha
     return files, blobs
+
+
+# A commit's listing as a run keeps it (`packed_tree`): this line with the number of paths,
+# then the paths and after them each path's blob id ("" for a link or a submodule), all
+# NUL-joined, then an end line: one decoding and one split read it back.
+_PACKED, _END = b"evallint tree listing 2 ", b"\nend\n"
+
+
+def packed_tree(paths: list[str], blobs: dict[str, str]) -> bytes:
+    """`base_tree`'s listing as bytes `unpacked_tree` reads back: a commit's tree never
+    changes, so a later run at the same commit reads this and asks git for no listing."""
+    body = "\0".join([*paths, *[blobs.get(p, "") for p in paths]])
+    return b"%s%d\n%s%s" % (_PACKED, len(paths), body.encode("utf-8", "surrogateescape"), _END)
+
+
+def unpacked_tree(raw: bytes) -> tuple[list[str], dict[str, str]] | None:
+    """What `packed_tree` wrote: the files and blob ids; None for bytes it did not write."""
+    whole = raw.startswith(_PACKED) and raw.endswith(_END)  # a file cut short is not read
+    head, _, body = raw[: -len(_END)].partition(b"\n") if whole else (b"", b"", b"")
+    count = head[len(_PACKED) :]
+    if not count.isdigit():
+        return None
+    n = int(count)
+    parts = body.decode("utf-8", "surrogateescape").split("\0") if n else []
+    if len(parts) != 2 * n:
+        return None
+    paths, ids = parts[:n], parts[n:]
+    if "" in ids:  # links or submodules: no blob id of a regular file
+        return paths, {p: i for p, i in zip(paths, ids, strict=True) if i}
+    return paths, dict(zip(paths, ids, strict=True))
 
 
 def as_tagged(statuses: list[str]) -> list[str]:
@@ -74,6 +107,9 @@ class Listed:
     blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
     untracked: list[str]
     deleted: list[str]  # tracked, and gone from it
+    # The files with no blob id, when the listing tells them at no cost (else None): the only
+    # ones that may be links.
+    unkeyed: list[str] | None = None
 
 
 def tagged(lines: list[str]) -> Listed:

@@ -70,7 +70,9 @@ def plan(options: Options) -> Plan:
     limit = config.max_repeats
     if options.every_finding:
         config = replace(config, max_repeats=0)
-    chosen = choose(paths, cwd, root, in_git, config, diff=options.diff, base=options.base)
+    chosen = choose(
+        paths, cwd, root, in_git, config, diff=options.diff, base=options.base, cache=options.cache
+    )
     links = discover.folder_links(root, _may_be_links(chosen))
     if links:
         config = replace(config, folder_links=links)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,15 +59,17 @@ def choose(
     *,
     diff: str | None = None,
     base: str | None = None,
+    cache: bool = False,
 ) -> Selection:
-    """`diff`: compare with this ref ("" for the default base) and check only the change."""
+    """`diff`: compare with this ref ("" for the default base) and check only the change;
+    `cache`: the run may keep what it learns in the cache folder (a commit's listing)."""
     if diff is not None and base is not None:
         raise EvallintError("use --diff BASE or --base REF, not both")
     if diff is not None:
         # The walk for untracked files, git's slowest part, runs while this process finds the base.
         untracked = git.Pending(root, git.UNTRACKED)
         try:
-            return _changed(paths, cwd, root, in_git, config, diff, untracked)
+            return _changed(paths, cwd, root, in_git, config, diff, untracked, cache)
         finally:
             untracked.close()
     baseline = load(root, config, base) if base is not None else None
@@ -76,7 +79,7 @@ def choose(
     if in_git and not whole and baseline is None:
         head = git.GitRepo(root).sha("HEAD")
         if head is not None:
-            return _named_against_head(paths, cwd, root, config, safe, skipped, head)
+            return _named_against_head(paths, cwd, root, config, (safe, skipped), head, cache)
     # The tree is every file of the project: eval files for the index, any file for references.
     started = git.Listing(root, ["."]) if in_git and not whole else None
     tree, blobs = (listed, None) if whole else discover.listing(root, in_git, config, started)
@@ -112,9 +115,9 @@ def _named_against_head(
     cwd: Path,
     root: Path,
     config: Config,
-    safe: list[str],
-    skipped: list[Skipped],
+    chosen: tuple[list[str], list[Skipped]],
     head: str,
+    cache: bool,
 ) -> Selection:
     """Files named (pre-commit's run): the tree is HEAD's with the pending change applied
     (`git.DiffListing`), as a --diff run's is the base's. So, in a large tree, the run asks
@@ -122,8 +125,11 @@ def _named_against_head(
     changed) rather than a summary per tree file; and the files the change deletes, renames
     away, makes or changes come from the same listing, with their content at HEAD."""
     from evallint.baseline import deleted_at_head, head_view
+    from evallint.io.cache import kept_tree
 
-    listing = git.DiffListing(root, Base("HEAD", head), git.Pending(root, git.UNTRACKED))
+    safe, skipped = chosen
+    untracked = git.Pending(root, git.UNTRACKED)
+    listing = git.DiffListing(root, Base("HEAD", head), untracked, kept_tree(root, head, cache))
     try:
         listing.read_base()
         tree, blobs = discover.listing(root, True, config, listing)
@@ -164,27 +170,31 @@ def _changed(
     config: Config,
     diff: str,
     untracked: git.Pending,
+    cache: bool,
 ) -> Selection:
     """Diff mode: what the change touched, of `paths` (every file when none are given). The
     tree is the base's with the change applied (`git.DiffListing`): git stats each tracked
     file once, and evallint none."""
     from evallint.baseline import load_baseline
+    from evallint.io.cache import kept_tree
     from evallint.io.git import DiffListing, GitRepo
 
     repo = GitRepo(root)
-    listing = DiffListing(root, repo.base(diff or None, os.environ), untracked)
+    base = repo.base(diff or None, os.environ)
+    listing = DiffListing(root, base, untracked, kept_tree(root, base.sha, cache))
     try:
         listing.read_base()
         baseline = load_baseline(repo, listing.base, config, listing.changes())
         tree, blobs = discover.listing(root, in_git, config, listing)
+        unkeyed = listing.result().unkeyed or ()
         touched = frozenset(c.path for c in listing.changes() if c.status != "D")
         notes = _settings_notes(root, repo, listing.base.sha, listing.changes())
     finally:
         listing.close()
-    wanted = set(discover.select(paths, cwd, root, in_git, config)[2]) if paths else set(tree)
+    wanted = sorted(discover.select(paths, cwd, root, in_git, config)[2]) if paths else tree
     # New settings may change any file's findings (an exclusion leaves references dangling, a
     # rule turned on fires anywhere): such a change is checked whole, never only where it is.
-    changed = sorted(wanted) if notes else [p for p in baseline.changed_paths if p in wanted]
+    changed = sorted(wanted) if notes else _among(baseline.changed_paths, wanted)
     safe, skipped, _, _ = (
         discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
     )
@@ -194,11 +204,22 @@ def _changed(
         skipped,
         baseline,
         gone=baseline.gone,
+        links=frozenset(p for p in unkeyed if not config.excluded(p)),
         blobs=blobs,
         base=(listing.base.sha, baseline.replaced),
         touched=touched,
         notes=notes,
     )
+
+
+def _among(paths: Sequence[str], tree: Sequence[str]) -> list[str]:
+    """The `paths` the sorted `tree` lists: a few looked up, not a set made of a large tree."""
+    found = []
+    for path in paths:
+        at = bisect_left(tree, path)
+        if at < len(tree) and tree[at] == path:
+            found.append(path)
+    return found
 
 
 def _settings_notes(
