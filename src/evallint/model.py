@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any, overload
 
 from evallint.records import field, record, replace
@@ -146,6 +147,31 @@ class Skipped:
         """The error it is when evallint was told to check this very file (--strict)."""
         span, message = self.problem or (Span(1, 1, 1, 2), self.reason)
         return Diagnostic(self.path, span, self.rule, Severity.ERROR, message)
+
+
+class FileSet(frozenset[str]):
+    """A run's files, which also keep the order they were listed in: a search of every name
+    (`names`) joins a list at C speed, where iterating a large set, its strings scattered in
+    memory, costs several times as much (15 ms at 100,000 files)."""
+
+    __slots__ = ("_parts",)
+    _parts: tuple[Sequence[str], ...]
+
+    def __new__(cls, *parts: Sequence[str]) -> FileSet:
+        # Sized from a dict: a set grown one path at a time ends at four slots a path, one
+        # sized from a dict at two. The parts are kept as they are (the run keeps them anyway).
+        made = super().__new__(cls, dict.fromkeys(chain(*parts)))
+        made._parts = parts
+        return made
+
+    def names(self) -> str:
+        """The paths, a line each, in the order listed; a path listed twice comes twice."""
+        return "\n".join(chain(*self._parts))
+
+
+def names_of(files: frozenset[str]) -> str:
+    """Every path of `files` in one text, a line each (`FileSet.names` when it is one)."""
+    return files.names() if isinstance(files, FileSet) else "\n".join(files)
 
 
 class Checked(Sequence[tuple[str, str]]):

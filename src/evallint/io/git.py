@@ -246,6 +246,8 @@ class DiffListing:
             files, blobs = self._base_files
             wanted = self._loaded is None and kept is not None and kept.trusts(changes, files)
             packed = packed_tree(files, blobs) if wanted else None  # before the change is applied
+            touched = {p for c in changes for p in (c.path, c.old_path) if p in blobs}
+            _told(self._root, self.base.sha, {p: blobs[p] for p in touched})
             self._found = applied(files, blobs, changes)
             if packed is not None and kept is not None:
                 kept.save(packed)
@@ -323,6 +325,19 @@ def _fetch_hint(ref: str) -> str:
 
 UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
 _DIFF = ("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color")
+
+
+_HEX = frozenset("0123456789abcdef")
+# A commit never changes. For the last one asked about: (root, commit) -> the files read there
+# (None: no file of its own there), and the blob ids of the files a change touched, which the
+# listing of it told (`read_many` then needs no `ls-tree`).
+_READ_AT: dict[tuple[Path, str], dict[str, bytes | None]] = {}
+_IDS_AT: dict[tuple[Path, str], dict[str, str]] = {}
+
+
+def _told(root: Path, commit: str, ids: dict[str, str]) -> None:
+    _IDS_AT.clear()
+    _IDS_AT[root, commit] = ids
 
 
 class GitRepo:
@@ -442,12 +457,27 @@ class GitRepo:
 
     def read_many(self, rev: str, paths: Sequence[str]) -> dict[str, bytes]:
         """Files' bytes at a revision, absent ones left out (and links and submodules, which
-        are no file of their own there). One `ls-tree` finds the blobs, one `cat-file` reads
-        them all."""
-        if not paths:
-            return {}
-        listing = self._must("ls-tree", "-z", "--full-tree", rev, "--", *paths)
-        blobs: dict[str, str] = {}
+        are no file of their own there). At a commit id, what was read stays known: a commit
+        never changes, and a run reads a change's files at its base twice (its baseline, and
+        the readers of what it changed). Only the last commit's are kept."""
+        commit = len(rev) in (40, 64) and set(rev) <= _HEX
+        known = _READ_AT.get((self.root, rev), {}) if commit else {}
+        wanted = [p for p in paths if p not in known]
+        if wanted:
+            found = self._read_many(rev, wanted)
+            known = {**known, **{p: found.get(p) for p in wanted}}
+            if commit:
+                _READ_AT.clear()
+                _READ_AT[self.root, rev] = known
+        return {p: data for p in paths if (data := known.get(p)) is not None}
+
+    def _read_many(self, rev: str, paths: Sequence[str]) -> dict[str, bytes]:
+        """One `ls-tree` finds the blobs (but those a listing of the commit told), one
+        `cat-file` reads them all."""
+        told = _IDS_AT.get((self.root, rev), {})
+        blobs = {p: told[p] for p in paths if p in told}
+        paths = [p for p in paths if p not in told]
+        listing = self._must("ls-tree", "-z", "--full-tree", rev, "--", *paths) if paths else b""
         for entry in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
             meta, _, path = entry.partition("\t")
             mode, kind, sha = meta.split()

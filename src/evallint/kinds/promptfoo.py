@@ -12,12 +12,11 @@ a glob, and a `:function` suffix after a script's extension.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 
 from evallint.kinds.base import FileRef, Kind
-from evallint.model import JSON, Pointer
+from evallint.model import JSON, Pointer, names_of
 
 # The assertion types promptfoo 0.123 runs (its handler table), each also with a `not-` prefix,
 # and those it handles itself (`select-best`, `human`, `max-score`, `assert-set`).
@@ -314,13 +313,19 @@ def reads(path: str, data: JSON) -> Iterator[str]:
             yield from candidates(path, ref)
 
 
-@functools.lru_cache(maxsize=2)
+# The last file set asked about, by identity (hashing a large set would cost a pass over it),
+# and its answer.
+_ASKED: list[tuple[frozenset[str], bool]] = []
+
+
 def _has_configs(files: frozenset[str]) -> bool:
+    if _ASKED and _ASKED[0][0] is files:
+        return _ASKED[0][1]
     # One search of the joined names at C speed: a tree of 100,000 files with no config (most
     # trees) pays a few milliseconds, not a name test a file.
-    if "promptfoo" not in "\n".join(files).lower():
-        return False
-    return any(named(f) for f in files)
+    found = "promptfoo" in names_of(files).lower() and any(named(f) for f in files)
+    _ASKED[:] = [(files, found)]
+    return found
 
 
 def readable(path: str, data: JSON, files: frozenset[str]) -> bool:

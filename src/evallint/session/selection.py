@@ -184,8 +184,8 @@ def _changed(
     listing = DiffListing(root, base, untracked, kept_tree(root, base.sha, cache))
     try:
         listing.read_base()
-        baseline = load_baseline(repo, listing.base, config, listing.changes())
         tree, blobs = discover.listing(root, in_git, config, listing)
+        baseline = load_baseline(repo, listing.base, config, listing.changes())
         unkeyed = listing.result().unkeyed or ()
         touched = frozenset(c.path for c in listing.changes() if c.status != "D")
         notes = _settings_notes(root, repo, listing.base.sha, listing.changes())
