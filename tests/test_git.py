@@ -24,7 +24,7 @@ from evallint.io.git import (
     deleted_files,
     tree_files,
 )
-from evallint.io.gitout import base_tree, packed_tree, tagged, unpacked_tree
+from evallint.io.gitout import TreeIds, base_tree, packed_tree, tagged, unpacked_tree
 from evallint.io.source import FsSource
 
 Run = Callable[..., tuple[int, str, str]]
@@ -688,11 +688,35 @@ def test_the_base_tree_is_read_as_a_plain_reading_does(entries: list[str], plain
         if kind == "blob" and mode in ("100644", "100755"):
             blobs[path] = blob
     assert base_tree(entries) == (files, blobs)
-    # A listing kept between runs reads back as it was written; bytes it did not write, never.
-    assert unpacked_tree(packed_tree(files, blobs)) == (files, blobs)
+    # A listing kept between runs reads back as it was written (its paths sorted); bytes it did
+    # not write, never.
+    back = unpacked_tree(packed_tree(files, blobs))
+    assert back is not None and back[0] == sorted(files) and dict(back[1]) == blobs
     packed = packed_tree(files, blobs)
     for broken in (packed[:-1] if files else packed + b"x", b"", packed.replace(b"listing", b"x")):
         assert unpacked_tree(broken) is None
+
+
+@given(
+    st.dictionaries(_PATHS, st.sampled_from(["", "a" * 40, "b" * 64]), max_size=30),
+    st.lists(st.tuples(st.booleans(), _PATHS), max_size=40),
+    st.integers(0, 3),
+)
+def test_kept_blob_ids_answer_as_a_dict_does(
+    listed: dict[str, str], asked: list[tuple[bool, str]], after: int
+) -> None:
+    """Looked up by bisection, then (past `DICT_AFTER` questions) in a dict: either way as the
+    dict of the regular files' ids answers, pops included."""
+    paths = sorted(listed)
+    ids = TreeIds(paths, [listed[p] for p in paths])
+    ids.DICT_AFTER = after
+    plain = {p: i for p, i in listed.items() if i}
+    for pop, path in asked:
+        if pop:
+            assert ids.pop(path) == plain.pop(path, None)
+        else:
+            assert (path in ids, ids.get(path)) == (path in plain, plain.get(path))
+        assert len(ids) == len(plain) and dict(ids) == plain
 
 
 def test_a_git_command_that_fails_says_what_git_said(branch: Repo) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from evallint.config import Config
@@ -164,7 +164,7 @@ OUTSIDE = "path-outside-repo"  # the rule a file that leads out of the project i
 
 def listing(
     root: Path, in_git: bool, config: Config, started: git.Listing | git.DiffListing | None = None
-) -> tuple[list[str], dict[str, str] | None]:
+) -> tuple[list[str], Mapping[str, str] | None]:
     """Every file of the project (the tree references resolve against), nothing stat'ed by us;
     and in git, the blob ids of the clean tracked files, from the same call (else None).
     `started`: that call, begun earlier."""

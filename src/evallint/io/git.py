@@ -19,6 +19,7 @@ from evallint.io.gitout import (
     Base,
     Change,
     Listed,
+    TreeIds,
     applied,
     as_tagged,
     base_tree,
@@ -85,7 +86,7 @@ def list_files(root: Path, pathspecs: Sequence[str]) -> list[str] | None:
     return None if found is None else found[0]
 
 
-def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], dict[str, str]] | None:
+def tree_files(root: Path, pathspecs: Sequence[str]) -> tuple[list[str], Mapping[str, str]] | None:
     """`list_files`' listing, and `clean_blobs`' ids of the files listed, from one call: both
     cost git one stat of every tracked file, and the listing's untracked walk takes as long as
     both together. None when git is unusable."""
@@ -207,7 +208,7 @@ class DiffListing:
         self._tree = None if self._loaded is not None else self._list_tree()
         self._untracked = untracked
         self._changes: list[Change] | None = None
-        self._base_files: tuple[list[str], dict[str, str]] | None = None
+        self._base_files: tuple[list[str], dict[str, str] | TreeIds] | None = None
         self._found: Listed | None = None
 
     def _list_tree(self) -> Pending:
@@ -246,8 +247,8 @@ class DiffListing:
             files, blobs = self._base_files
             wanted = self._loaded is None and kept is not None and kept.trusts(changes, files)
             packed = packed_tree(files, blobs) if wanted else None  # before the change is applied
-            touched = {p for c in changes for p in (c.path, c.old_path) if p in blobs}
-            _told(self._root, self.base.sha, {p: blobs[p] for p in touched})
+            touched = {p for c in changes for p in (c.path, c.old_path) if p is not None}
+            _told(self._root, self.base.sha, {p: blobs[p] for p in touched if p in blobs})
             self._found = applied(files, blobs, changes)
             if packed is not None and kept is not None:
                 kept.save(packed)
@@ -259,7 +260,7 @@ class DiffListing:
                 pending.close()
 
 
-def clean_blobs(root: Path) -> dict[str, str] | None:
+def clean_blobs(root: Path) -> Mapping[str, str] | None:
     """Blob ids of the tracked regular files whose working copy is the index's: content keys
     known without reading a byte. Modified, deleted, unmerged and linked files are left out
     (git compares stat data, and content where stat data is not conclusive). None outside git."""

@@ -4,13 +4,15 @@ reader is tested on text alone."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping
 from itertools import compress, filterfalse, repeat
 from operator import and_, eq, itemgetter, not_
 
 from evallint.records import record
 
 
-def applied(paths: list[str], blobs: dict[str, str], changes: list[Change]) -> Listed:
+def applied(paths: list[str], blobs: dict[str, str] | TreeIds, changes: list[Change]) -> Listed:
     """The base's files and blob ids (`base_tree`, changed here) with the change applied."""
     gone = [c.path for c in changes if c.status == "D"]
     gone += [c.old_path for c in changes if c.status == "R" and c.old_path]
@@ -66,14 +68,16 @@ def base_tree(entries: list[str]) -> tuple[list[str], dict[str, str]]:
 _PACKED, _END = b"evallint tree listing 2 ", b"\nend\n"
 
 
-def packed_tree(paths: list[str], blobs: dict[str, str]) -> bytes:
+def packed_tree(paths: list[str], blobs: Mapping[str, str]) -> bytes:
     """`base_tree`'s listing as bytes `unpacked_tree` reads back: a commit's tree never
-    changes, so a later run at the same commit reads this and asks git for no listing."""
-    body = "\0".join([*paths, *[blobs.get(p, "") for p in paths]])
+    changes, so a later run at the same commit reads this and asks git for no listing. The
+    paths are kept sorted (as git lists a tree), for `TreeIds` to look them up."""
+    order = sorted(paths)
+    body = "\0".join([*order, *[blobs.get(p, "") for p in order]])
     return b"%s%d\n%s%s" % (_PACKED, len(paths), body.encode("utf-8", "surrogateescape"), _END)
 
 
-def unpacked_tree(raw: bytes) -> tuple[list[str], dict[str, str]] | None:
+def unpacked_tree(raw: bytes) -> tuple[list[str], TreeIds] | None:
     """What `packed_tree` wrote: the files and blob ids; None for bytes it did not write."""
     whole = raw.startswith(_PACKED) and raw.endswith(_END)  # a file cut short is not read
     head, _, body = raw[: -len(_END)].partition(b"\n") if whole else (b"", b"", b"")
@@ -84,10 +88,66 @@ def unpacked_tree(raw: bytes) -> tuple[list[str], dict[str, str]] | None:
     parts = body.decode("utf-8", "surrogateescape").split("\0") if n else []
     if len(parts) != 2 * n:
         return None
-    paths, ids = parts[:n], parts[n:]
-    if "" in ids:  # links or submodules: no blob id of a regular file
-        return paths, {p: i for p, i in zip(paths, ids, strict=True) if i}
-    return paths, dict(zip(paths, ids, strict=True))
+    paths = parts[:n]
+    return paths, TreeIds(paths, parts[n:])
+
+
+class TreeIds(Mapping[str, str]):
+    """The blob ids of a commit's regular files, as a kept listing gives them: `paths` sorted,
+    `ids` beside them ("" where no regular file is). A run that asks about a few of a large
+    tree's files finds each by bisection and makes no dict of them (20 ms at 100,000 files);
+    one that asks about many makes the dict at its `DICT_AFTER`th question. `pop` forgets a
+    path (one a change touched), as a dict's would."""
+
+    DICT_AFTER = 2000
+
+    def __init__(self, paths: list[str], ids: list[str]) -> None:
+        self._paths, self._ids = paths, ids
+        self._dropped: set[str] = set()
+        self._len = len(ids) - ids.count("")
+        self._asked = 0
+        self._dict: dict[str, str] | None = None
+
+    def _at(self, path: str) -> str:
+        if self._dict is not None:
+            return self._dict.get(path, "")
+        self._asked += 1
+        if self._asked > self.DICT_AFTER:
+            self._dict = dict(self._pairs())
+            return self._dict.get(path, "")
+        at = bisect_left(self._paths, path)
+        found = at < len(self._paths) and self._paths[at] == path and path not in self._dropped
+        return self._ids[at] if found else ""
+
+    def __getitem__(self, path: str) -> str:
+        found = self._at(path)
+        if not found:
+            raise KeyError(path)
+        return found
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and bool(self._at(path))
+
+    def _pairs(self) -> Iterator[tuple[str, str]]:
+        pairs = zip(self._paths, self._ids, strict=True)
+        return ((p, i) for p, i in pairs if i and p not in self._dropped)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dict) if self._dict is not None else (p for p, _ in self._pairs())
+
+    def __len__(self) -> int:
+        return len(self._dict) if self._dict is not None else self._len
+
+    def pop(self, path: str, default: str | None = None) -> str | None:
+        found = self._at(path)
+        if not found:
+            return default
+        if self._dict is not None:
+            del self._dict[path]
+        else:
+            self._dropped.add(path)
+            self._len -= 1
+        return found
 
 
 def as_tagged(statuses: list[str]) -> list[str]:
@@ -104,7 +164,7 @@ class Listed:
     """What `ls-files -t --stage` lines say of the working tree."""
 
     files: list[str]  # tracked files not deleted, untracked ones not ignored; in no order
-    blobs: dict[str, str]  # path -> blob id, for the tracked regular files git knows clean
+    blobs: dict[str, str] | TreeIds  # path -> blob id, for the regular files git knows clean
     untracked: list[str]
     deleted: list[str]  # tracked, and gone from it
     # The files with no blob id, when the listing tells them at no cost (else None): the only

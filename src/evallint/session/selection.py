@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,7 @@ class Selection:
     # The eval files of `gone` as HEAD has them: the references they leave dangling are checked.
     deleted: tuple[Entry, ...] = ()
     # The clean tracked files' blob ids, from the call that listed the tree (None: not asked).
-    blobs: dict[str, str] | None = None
+    blobs: Mapping[str, str] | None = None
     # A --diff run's base commit, and the paths whose content may not be the base's.
     base: tuple[str, frozenset[str]] | None = None
     # The files whose content the change made or changed (any format): as they were at `base`.
