@@ -73,12 +73,15 @@ def load_baseline(
     return Baseline(base, changes, before, tuple(deleted), gone)
 
 
-def deleted_at_head(repo: GitRepo, gone: frozenset[str], config: Config) -> tuple[Entry, ...]:
-    """The eval files of `gone` (files a pending change deletes, or changes) as HEAD has
-    them. A run over named files (pre-commit's, which is never given a deleted file) counts
-    their ids as its own, so the files whose references the change breaks are checked too."""
+def deleted_at_head(
+    repo: GitRepo, gone: frozenset[str], config: Config, head: str = "HEAD"
+) -> tuple[Entry, ...]:
+    """The eval files of `gone` (files a pending change deletes, or changes) as HEAD (`head`:
+    its commit id, when known) has them. A run over named files (pre-commit's, which is never
+    given a deleted file) counts their ids as its own, so the files whose references the
+    change breaks are checked too."""
     paths = sorted(p for p in gone if format_of(p) is not None)
-    return tuple(_entries_at(repo, "HEAD", paths, config).values()) if paths else ()
+    return tuple(_entries_at(repo, head, paths, config).values()) if paths else ()
 
 
 def head_view(

@@ -135,6 +135,7 @@ def _named_against_head(
         tree, blobs = discover.listing(root, True, config, listing)
         changes = listing.changes()
         gone = frozenset(listing.result().deleted)
+        links = _unkeyed(listing, config)
     finally:
         listing.close()
     touched = frozenset(c.path for c in changes if c.status != "D")
@@ -144,7 +145,7 @@ def _named_against_head(
     )
     # As a --diff run counts its base's versions of the files it changes, a run over named
     # files counts HEAD's: what a rubric that no longer reads, or is gone, breaks is checked.
-    deleted = deleted_at_head(git.GitRepo(root), changed, config) if changed else ()
+    deleted = deleted_at_head(git.GitRepo(root), changed, config, head) if changed else ()
     was = head_view(Base("HEAD", head), changes, deleted, gone)
     return Selection(
         discover.checkable(safe),
@@ -153,7 +154,7 @@ def _named_against_head(
         None,
         named,
         gone,
-        None,
+        links,
         deleted,
         blobs,
         base=(head, changed),
@@ -186,7 +187,7 @@ def _changed(
         listing.read_base()
         tree, blobs = discover.listing(root, in_git, config, listing)
         baseline = load_baseline(repo, listing.base, config, listing.changes())
-        unkeyed = listing.result().unkeyed or ()
+        links = _unkeyed(listing, config)
         touched = frozenset(c.path for c in listing.changes() if c.status != "D")
         notes = _settings_notes(root, repo, listing.base.sha, listing.changes())
     finally:
@@ -204,12 +205,17 @@ def _changed(
         skipped,
         baseline,
         gone=baseline.gone,
-        links=frozenset(p for p in unkeyed if not config.excluded(p)),
+        links=links,
         blobs=blobs,
         base=(listing.base.sha, baseline.replaced),
         touched=touched,
         notes=notes,
     )
+
+
+def _unkeyed(listing: git.DiffListing, config: Config) -> frozenset[str]:
+    """The files of the tree that may be symlinks: those the listing has no blob id for."""
+    return frozenset(p for p in listing.result().unkeyed or () if not config.excluded(p))
 
 
 def _among(paths: Sequence[str], tree: Sequence[str]) -> list[str]:
