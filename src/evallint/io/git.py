@@ -10,7 +10,7 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
 from evallint.errors import EvallintError
 from evallint.io.event import pull_request_sha
@@ -18,6 +18,7 @@ from evallint.io.gitout import (
     PLAIN,
     Base,
     Change,
+    Kept,
     Listed,
     TreeIds,
     applied,
@@ -171,19 +172,6 @@ class Listing:
         """Ends git's listing if nobody read it (a run that failed first)."""
         self._listing.close()
         self._changed.close()
-
-
-class Kept(Protocol):
-    """Where a commit's listing is kept between runs (`io/cache.py`'s `KeptTree`)."""
-
-    def load(self) -> bytes | None: ...
-
-    def save(self, packed: bytes) -> None: ...
-
-    def trusts(self, changes: Sequence[Change], files: list[str] | None) -> bool:
-        """Whether a listing kept there can be read (`files` None) or written (`files`: the
-        listing) for a run with this change: never where the change could have planted it."""
-        ...
 
 
 class DiffListing:

@@ -5,9 +5,10 @@ reader is tested on text alone."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, filterfalse, repeat
 from operator import and_, eq, itemgetter, not_
+from typing import Protocol
 
 from evallint.records import record
 
@@ -66,6 +67,20 @@ def base_tree(entries: list[str]) -> tuple[list[str], dict[str, str]]:
 # then the paths and after them each path's blob id ("" for a link or a submodule), all
 # NUL-joined, then an end line: one decoding and one split read it back.
 _PACKED, _END = b"evallint tree listing 2 ", b"\nend\n"
+
+
+class Kept(Protocol):
+    """Where a commit's listing (`packed_tree`) is kept between runs (`io/cache.py`'s
+    `KeptTree`)."""
+
+    def load(self) -> bytes | None: ...
+
+    def save(self, packed: bytes) -> None: ...
+
+    def trusts(self, changes: Sequence[Change], files: list[str] | None) -> bool:
+        """Whether a listing kept there can be read (`files` None) or written (`files`: the
+        listing) for a run with this change: never where the change could have planted it."""
+        ...
 
 
 def packed_tree(paths: list[str], blobs: Mapping[str, str]) -> bytes:
