@@ -353,3 +353,15 @@ def test_the_canonical_text_is_what_json_dumps_writes(value: object) -> None:
     from evallint.rules.eee import _canonical_json
 
     assert _canonical_json()(value) == json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@given(st.one_of(st.text(), _JSON_VALUES), st.one_of(st.lists(st.text(), max_size=4), _JSON_VALUES))
+def test_an_inputs_canonical_text_is_what_json_dumps_writes(raw: object, reference: object) -> None:
+    """A string and a list of strings are written directly, any other input by the encoder:
+    both as `json.dumps` writes the input."""
+    import json
+
+    from evallint.rules.eee import input_text
+
+    value = {"raw": raw, "reference": reference}
+    assert input_text(raw, reference) == json.dumps(value, sort_keys=True, separators=(",", ":"))
