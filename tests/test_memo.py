@@ -5,6 +5,7 @@ Real git repositories in temporary folders; the tree-size threshold is lowered t
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -348,25 +349,47 @@ def test_a_kept_listing_of_the_base_is_read_and_git_lists_no_tree(
     assert found == _findings(run, repo, "--no-cache")
 
 
-@pytest.mark.parametrize("committed", [False, True])
+@pytest.mark.parametrize("how", ["untracked", "committed", "link"])
 def test_a_listing_the_change_plants_is_never_read_nor_written(
-    run: Run, tmp_path: Path, committed: bool
+    run: Run, tmp_path: Path, how: str
 ) -> None:
-    """A listing of the base that the change adds (committed on a branch, or untracked), which
-    leaves out the rubric a dataset names: the run lists the base itself, and writes nothing."""
+    """A listing of the base that the change adds (untracked, committed on a branch, or a link
+    to an endless file), which leaves out the rubric a dataset names: the run lists the base
+    itself, never opens the planted file, and writes nothing."""
     repo = _repo(tmp_path / "repo")
     base = repo.git("rev-parse", "main").strip()
     fake = packed_tree(["datasets/d1.yaml"], {})
-    planted = {f"{FOLDER}/listing-{base}.bin": fake.decode()}
-    if committed:
+    planted = repo.root / FOLDER / f"listing-{base}.bin"
+    if how != "untracked":
         repo.git("checkout", "-qb", "feature")
-        repo.commit(planted, "plant")
+    planted.parent.mkdir()
+    if how == "link":
+        planted.symlink_to("/dev/zero")
     else:
-        repo.write(planted)
+        planted.write_bytes(fake)
+    if how != "untracked":
+        repo.git("add", "-A")
+        repo.git("commit", "-qm", "plant")
     repo.write({"datasets/d1.yaml": _dataset("rubric/r1@1.0.0") + "# edited\n"})
     assert _findings(run, repo) == _findings(run, repo, "--no-cache")
     assert _findings(run, repo)[0] == 0  # r1 is there: the planted listing was not believed
-    assert (repo.root / FOLDER / f"listing-{base}.bin").read_bytes() == fake
+    assert planted.is_symlink() if how == "link" else planted.read_bytes() == fake
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_kept_listing_that_is_no_regular_file_is_not_read(run: Run, tmp_path: Path) -> None:
+    """A FIFO or a link where the listing is kept (not the change's doing): no wait, no read;
+    git lists the tree, and the listing is written in its place (the link replaced, never
+    written through)."""
+    repo = _repo(tmp_path / "repo")
+    repo.write({"rubrics/r1.yaml": _rubric("r1", "3.0.0")})
+    expected = _warmed(run, repo)
+    (listing,) = _listings(repo)
+    for odd in ("fifo", "link"):
+        listing.unlink()
+        os.mkfifo(listing) if odd == "fifo" else listing.symlink_to("/dev/zero")
+        assert _findings(run, repo) == expected
+        assert listing.is_file() and not listing.is_symlink()
 
 
 def test_only_the_latest_used_memos_are_kept(tmp_path: Path) -> None:

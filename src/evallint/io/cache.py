@@ -26,6 +26,7 @@ import contextlib
 import gc
 import json
 import os
+import stat
 import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cached_property
@@ -353,12 +354,24 @@ class KeptTree:
     def __init__(self, folder: Path, commit: str) -> None:
         self._folder, self._file = folder, folder / f"listing-{commit}.bin"
 
+    def exists(self) -> bool:
+        return self._file.exists()
+
     def load(self) -> bytes | None:
+        """Its bytes: a regular file's, never through a link (the folder is ours, but a
+        listing can be anything a change could put there, so it is asked last)."""
         try:
-            raw = self._file.read_bytes()
-            os.utime(self._file)  # used now: the latest used are the ones kept
+            # Not through a link; a FIFO opens at once (and is refused below), never waits.
+            flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self._file, flags)
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            raw = f.read()
+        with contextlib.suppress(OSError):
+            os.utime(self._file)  # used now: the latest used are the ones kept
         return raw
 
     def save(self, packed: bytes) -> None:

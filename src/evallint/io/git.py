@@ -181,23 +181,23 @@ class DiffListing:
     the untracked files. A file the diff does not name has the base's content in the working
     tree (git compares content where stat data is not conclusive), so the base's blob id is
     its content key: one stat of every tracked file (the diff's) where a listing of the working
-    tree would need two more. `kept`: where the base's listing is kept, so that the next run at
-    the same base reads it and git lists no tree (in a tree of 100,000 files, its parse was
-    most of what a run spent above git's own diff).
+    tree would need two more. `kept`: where the base's listing is kept, for the next run at the
+    same base to read it and git to list no tree (its parse was most of a run's cost above git).
     """
 
     def __init__(
         self, root: Path, base: Base, untracked: Pending, kept: Kept | None = None
     ) -> None:
-        self.base, self._root, self._kept = base, root, kept
+        self.base, self._root = base, root
         self._diff = Pending(root, (*_DIFF, base.sha, "--"))  # git's longest part: first
-        raw = kept.load() if kept is not None else None
-        self._loaded = unpacked_tree(raw) if raw is not None else None
-        self._tree = None if self._loaded is not None else self._list_tree()
+        # A kept listing is read only once the change is known not to have planted it.
+        self._kept = kept if kept is not None and kept.exists() else None
+        self._tree = None if self._kept is not None else self._list_tree()
         self._untracked = untracked
         self._changes: list[Change] | None = None
         self._base_files: tuple[list[str], dict[str, str] | TreeIds] | None = None
         self._found: Listed | None = None
+        self._keep = kept  # where to keep the listing, when git lists it
 
     def _list_tree(self) -> Pending:
         return Pending(
@@ -208,10 +208,16 @@ class DiffListing:
         """Read the base's tree now: it is listed long before the change is (git stats every
         file for that), so this process reads it while git works on the rest."""
         if self._base_files is None:
-            self._base_files = self._loaded or self._listed()
+            self._base_files = self._read_kept() or self._listed()
+
+    def _read_kept(self) -> tuple[list[str], TreeIds] | None:
+        kept, self._kept = self._kept, None
+        if kept is None or not kept.trusts(self.changes(), None):
+            return None
+        raw = kept.load()
+        return unpacked_tree(raw) if raw is not None else None
 
     def _listed(self) -> tuple[list[str], dict[str, str]]:
-        self._loaded = None
         entries = (self._tree or self._list_tree()).lines()
         self._tree = None
         if entries is None:  # never an empty tree: every file would look deleted
@@ -229,17 +235,15 @@ class DiffListing:
         if self._found is None:
             self.read_base()
             assert self._base_files is not None
-            kept, changes = self._kept, self.changes()
-            if self._loaded is not None and kept is not None and not kept.trusts(changes, None):
-                self._base_files = self._listed()  # a kept listing the change could have planted
             files, blobs = self._base_files
-            wanted = self._loaded is None and kept is not None and kept.trusts(changes, files)
+            keep, changes = self._keep, self.changes()
+            wanted = isinstance(blobs, dict) and keep is not None and keep.trusts(changes, files)
             packed = packed_tree(files, blobs) if wanted else None  # before the change is applied
             touched = {p for c in changes for p in (c.path, c.old_path) if p is not None}
             _told(self._root, self.base.sha, {p: blobs[p] for p in touched if p in blobs})
             self._found = applied(files, blobs, changes)
-            if packed is not None and kept is not None:
-                kept.save(packed)
+            if packed is not None and keep is not None:
+                keep.save(packed)
         return self._found
 
     def close(self) -> None:
