@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -234,6 +236,23 @@ def test_legacy_sample_hash_recipes_are_named() -> None:
         g for g in _report({"mmlu/records.jsonl": path.read_text()}) if g[3] == "eee-sample-hash"
     ]
     assert got and got[0][4].endswith("it matches the inspect (raw + references) recipe")
+
+
+def test_a_canonical_sample_hash_computes_no_legacy_recipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The canonical recipe is tried first; the three legacy ones only on a mismatch (they
+    cost a record more than its whole check)."""
+    from evallint.rules import eee as eee_rules
+
+    def refuse(record: object) -> dict[str, str]:
+        raise AssertionError("the legacy recipes were computed for a canonical hash")
+
+    monkeypatch.setattr(eee_rules, "sample_hashes", refuse)
+    text = json.dumps(SAMPLE["input"], sort_keys=True, separators=(",", ":"))
+    record = {**SAMPLE, "sample_hash": hashlib.sha256(text.encode()).hexdigest()}
+    got = found("data/records.jsonl", json.dumps(record) + "\n")
+    assert [g for g in got if g[2] == "eee-sample-hash"] == []
 
 
 def test_eee_version_shows_what_an_upgrade_would_break(run: Run, tree: Tree) -> None:
