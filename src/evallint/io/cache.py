@@ -47,7 +47,6 @@ FOLDER = ".evallint_cache"
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2
 NEAR_CHANGES = 100
-KEEP_LISTINGS = 4  # commits' listings kept (`KeptTree`): the few bases a person works on
 FORMAT = 8  # what a summary holds; a cache of another format is never read
 
 
@@ -201,19 +200,8 @@ class TreeCache:
         if not self._dirty or self._entries is None or self._file is None or self._folder is None:
             return
         data = self._documents()
-        with contextlib.suppress(OSError):
-            if not self._made_folder():
-                return
-            import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
-
-            fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(data)
-                os.replace(tmp, self._file)
-            finally:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        if self._made_folder():
+            _write_whole(self._file, data.encode("utf-8"))
 
     def _made_folder(self) -> bool:
         """The folder, made with the `.gitignore` that keeps it out of git; False: it cannot be."""
@@ -376,24 +364,31 @@ class KeptTree:
 
     def save(self, packed: bytes) -> None:
         """Written whole, then renamed into place; only the latest few are kept."""
-        import tempfile
+        from evallint.io.memo import prune
 
-        with contextlib.suppress(OSError):
-            fd, tmp = tempfile.mkstemp(dir=self._folder, prefix=".tmp-", suffix=".bin")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(packed)
-                os.replace(tmp, self._file)
-            finally:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-            found = sorted((p.stat().st_mtime, p) for p in self._folder.glob("listing-*.bin"))
-            for _, old in found[:-KEEP_LISTINGS]:
-                old.unlink()
+        _write_whole(self._file, packed)
+        prune(self._folder, "listing-*.bin")
 
     def trusts(self, changes: Sequence[Change], files: list[str] | None) -> bool:
         touched = [p for c in changes for p in (c.path, c.old_path) if p is not None]
         return not _lists_cache(touched) and (files is None or not _lists_cache(files))
+
+
+def _write_whole(file: Path, data: bytes) -> None:
+    """Write `data` aside in `file`'s folder, then rename it into place: a run at the same time
+    reads the old file or the new, never half of one. A folder that cannot be written leaves
+    the file as it was, never failing the run."""
+    import tempfile  # with shutil behind it: ~5 ms a run that writes nothing skips
+
+    with contextlib.suppress(OSError):
+        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=file.suffix)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, file)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def kept_tree(root: Path, commit: str, enabled: bool) -> KeptTree | None:

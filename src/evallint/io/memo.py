@@ -199,10 +199,13 @@ def _fill(db: sqlite3.Connection, rows: Sequence[Row], missing: Sequence[str]) -
 
 def _prune(folder: Path, prefix: str) -> None:
     """Remove all but the latest used memos."""
+    prune(folder, f"{prefix}-*.sqlite")
+
+
+def prune(folder: Path, pattern: str) -> None:
+    """Remove all but the `KEEP` latest used files of the folder that match `pattern`."""
     with contextlib.suppress(OSError):
-        found = sorted(
-            (p.stat().st_mtime, p) for p in folder.glob(f"{prefix}-*.sqlite") if p.is_file()
-        )
+        found = sorted((p.stat().st_mtime, p) for p in folder.glob(pattern) if p.is_file())
         for _, old in found[:-KEEP]:
             old.unlink()
 
