@@ -23,6 +23,57 @@ from evallint.records import record, replace
 from evallint.refs import Version, parse_ref, parse_version, pick
 from evallint.rules import BUMPED, BY_ID
 
+MAX_ROUNDS = 100  # `bump --update-refs`: rounds of bumps and moved pins
+
+
+def settle(
+    paths: Sequence[str],
+    cwd: Path,
+    root: Path,
+    in_git: bool,
+    config: Config,
+    *,
+    diff: str | None,
+    base: str | None,
+    today: datetime.date | None,
+    update_refs: bool,
+) -> tuple[list[str], list[str], str]:
+    """`bump` as the command runs it: the changes written, a line each; what is left for the
+    user; and which base the versions were compared with."""
+    from evallint.io.source import FsSource
+    from evallint.session.selection import choose, prior_reader
+
+    edits: list[str] = []
+    left: list[str] = []
+    note = ""
+    # Moving pins edits the files that hold them, which the next round may have to bump in
+    # turn (a rubric whose judge pin moved, a dataset whose rubric pin moved): rounds go on
+    # until one changes nothing. Each round bumps files the last did not, so the tree bounds
+    # them; the limit only guards against a defect.
+    for _ in range(MAX_ROUNDS):
+        chosen = choose(paths, cwd, root, in_git, config, diff=diff, base=base)
+        assert chosen.baseline is not None
+        note = note or chosen.baseline.note()
+        done, left = bump(
+            chosen.paths,
+            chosen.tree,
+            FsSource(root),
+            root,
+            config,
+            chosen.baseline,
+            update_refs=update_refs,
+            today=today,
+            # The base's files, for the version rules that compare a file with its includes'.
+            prior=prior_reader(root, chosen.base[0]) if chosen.base else None,
+            touched=chosen.touched,
+        )
+        edits += done
+        if not done or not update_refs:
+            break
+    else:
+        left.append(f"bump did not settle after {MAX_ROUNDS} rounds; run it again")
+    return edits, left, note
+
 
 def bump(
     paths: Sequence[str],
@@ -63,7 +114,10 @@ def bump(
         for d in report.diagnostics
         if d.rule in BUMPED and d.fix is None
     ]
-    for pin in _stranded(changes, tree, source, config):
+    # A bump made before (a plain `bump`, or by hand) strands pins as one made now does: with
+    # `update_refs` they move too.
+    made = _made(baseline, source, config) if update_refs else []
+    for pin in _stranded(changes, tree, source, config, made):
         if update_refs and pin.edit is not None:
             texts.setdefault(pin.path, pin.entry.doc.text)
             changes.append(Change(pin.path, pin.edit, pin.text))
@@ -108,16 +162,42 @@ def _targets(bumped: list[Change], source: Source, config: Config) -> list[_Targ
     return out
 
 
+def _made(baseline: Baseline, source: Source, config: Config) -> list[_Target]:
+    """The rubrics and judges whose version the change already raised from the base's."""
+    out = []
+    for path, was in baseline.before.items():
+        if not was.kind.namespace or not was.kind.defines:
+            continue
+        old = was.kind.defines(was.doc.data)
+        now = read_entry(path, source, config)
+        new = (
+            now.kind.defines(now.doc.data) if isinstance(now, Entry) and now.kind.defines else None
+        )
+        if not old or not new or old[0] != new[0]:
+            continue
+        before, after = parse_version(old[1]), parse_version(new[1])
+        if before is not None and after is not None and after.compare(before) > 0:
+            out.append(_Target(f"{was.kind.namespace}/{old[0]}@", before, after))
+    return out
+
+
 def _stranded(
-    bumped: list[Change], tree: Sequence[str], source: Source, config: Config
+    bumped: list[Change],
+    tree: Sequence[str],
+    source: Source,
+    config: Config,
+    made: Sequence[_Target] = (),
 ) -> list[_Pin]:
     """Pins that resolved to a version a bump replaces and resolve to nothing after it: an
-    exact pin on it, or a range (`@1.2`, `@1`) it was the last version of."""
-    targets = _targets(bumped, source, config)
+    exact pin on it, or a range (`@1.2`, `@1`) it was the last version of. `made`: bumps the
+    tree holds already, whose old version it no longer defines."""
+    targets = [*_targets(bumped, source, config), *made]
     if not targets:
         return []
     entries = _reading(tree, source, config, [t.prefix.split("/", 1)[1][:-1] for t in targets])
     before: dict[str, list[Version]] = {t.prefix: [] for t in targets}
+    for t in made:  # the version it had, as if the bump were being made now
+        before[t.prefix].append(t.old)
     for entry in entries:
         kind = entry.kind
         found = kind.defines(entry.doc.data) if kind.namespace and kind.defines else None

@@ -15,8 +15,9 @@ from evallint.records import replace
 
 if TYPE_CHECKING:
     from evallint.baseline import Baseline
+    from evallint.config import Config
     from evallint.model import Report
-    from evallint.session.check import Options
+    from evallint.session.check import Options, Plan
 
 
 def options_of(args: argparse.Namespace) -> Options:
@@ -86,7 +87,10 @@ def run_check(args: argparse.Namespace) -> int:
     report = check.run(planned, options)
     if args.fix or args.show_fixes:
         again = lambda: check.run(planned, options, again=True)  # noqa: E731
-        report = _apply_fixes(report, planned.root, show=args.show_fixes, again=again)
+        if args.show_fixes:
+            _show_fixes(report, planned.root)
+        else:
+            report = _apply_fixes(report, planned, options, again=again)
     report = check.settle(report, planned)
     if args.write_baseline:
         return _write_baseline(report, Path(args.write_baseline))
@@ -107,28 +111,68 @@ def run_check(args: argparse.Namespace) -> int:
     return 0 if args.exit_zero else report.exit_code(strict=planned.config.strict)
 
 
-def _apply_fixes(report: Report, root: Path, *, show: bool, again: Callable[[], Report]) -> Report:
-    """`--show-fixes`: the diff on stdout, nothing written; `--fix`: the fixes written and the
-    run made again, so the report says what is left."""
-    from evallint.cli.fixing import changes_of, unified_diff, write
+def _show_fixes(report: Report, root: Path) -> None:
+    """`--show-fixes`: the diff of what `--fix` would write first, on stdout; nothing written."""
+    from evallint.cli.fixing import changes_of, unified_diff
     from evallint.io.source import FsSource
     from evallint.rules import ALL_RULES
 
     source = FsSource(root)
     texts: dict[str, str] = {}
-    fixable = {r.id for r in ALL_RULES if r.fixable}
-    changes = changes_of(report.diagnostics, source, texts, fixable)
-    if show:
-        _write(unified_diff(changes, texts, source), None)
+    changes = changes_of(report.diagnostics, source, texts, {r.id for r in ALL_RULES if r.fixable})
+    _write(unified_diff(changes, texts, source), None)
+
+
+def _apply_fixes(
+    report: Report, planned: Plan, options: Options, *, again: Callable[[], Report]
+) -> Report:
+    """`--fix`: the content fixes written first; then, where the run compares with a base, the
+    version rules judged again on the fixed text, as `bump --update-refs` does (no bump for a
+    change a fix undid, and no pin left on a version a bump replaced); then the run made
+    again, so the report says what is left."""
+    from evallint.cli.fixing import changes_of, write
+    from evallint.io.source import FsSource
+    from evallint.rules import ALL_RULES, BUMPED
+
+    source = FsSource(planned.root)
+    texts: dict[str, str] = {}
+    content = {r.id for r in ALL_RULES if r.fixable} - set(BUMPED)
+    changes = changes_of(report.diagnostics, source, texts, content)
+    done = write(changes, texts, source, planned.root)
+    files = {c.path for c in changes}
+    if planned.chosen.baseline is not None and _bumps_on(planned.config):
+        edits, _, _ = _bumps(planned, options)
+        done += edits
+        files |= {line.split(":", 1)[0] for line in edits}
+    if not done:
         return report
-    if not changes:
-        return report
-    done = write(changes, texts, source, root)
-    files = len({c.path for c in changes})
     fixed = f"fixed {len(done)} finding{'' if len(done) == 1 else 's'}"
     fresh = again()
-    return replace(
-        fresh, notes=(*fresh.notes, f"{fixed} in {files} file{'' if files == 1 else 's'}")
+    many = "" if len(files) == 1 else "s"
+    return replace(fresh, notes=(*fresh.notes, f"{fixed} in {len(files)} file{many}"))
+
+
+def _bumps_on(config: Config) -> bool:
+    """Whether the run's settings leave a version rule that bumps on."""
+    from evallint.rules import BUMPED
+
+    return any((not config.select or r in config.select) and r not in config.ignore for r in BUMPED)
+
+
+def _bumps(planned: Plan, options: Options) -> tuple[list[str], list[str], str]:
+    from evallint.cli.bump import settle
+    from evallint.session.settings import today
+
+    return settle(
+        list(options.paths),
+        planned.cwd,
+        planned.root,
+        planned.in_git,
+        planned.config,
+        diff=options.diff,
+        base=options.base,
+        today=today(options.today, os.environ),
+        update_refs=True,
     )
 
 

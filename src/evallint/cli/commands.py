@@ -10,14 +10,11 @@ from pathlib import Path
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # as `check`: what the rules report is still there
-MAX_ROUNDS = 100  # `bump --update-refs`: rounds of bumps and moved pins
 
 
 def run_bump(args: argparse.Namespace) -> int:
-    from evallint.cli.bump import bump
+    from evallint.cli.bump import settle
     from evallint.io import discover
-    from evallint.io.source import FsSource
-    from evallint.session.selection import choose, prior_reader
     from evallint.session.settings import load_config, today
 
     cwd = Path.cwd()
@@ -25,32 +22,18 @@ def run_bump(args: argparse.Namespace) -> int:
     config = load_config(root, Path(args.config) if args.config else None)
     if args.diff is None and args.base is None:
         args.diff = ""  # bumping needs a base to compare with: the default one
-    edits: list[str] = []
-    # Moving pins edits the files that hold them, which the next round may have to bump in
-    # turn (a rubric whose judge pin moved, a dataset whose rubric pin moved): rounds go on
-    # until one changes nothing. Each round bumps files the last did not, so the tree bounds
-    # them; the limit only guards against a defect.
-    for _ in range(MAX_ROUNDS):
-        chosen = choose(args.paths, cwd, root, in_git, config, diff=args.diff, base=args.base)
-        assert chosen.baseline is not None
-        done, left = bump(
-            chosen.paths,
-            chosen.tree,
-            FsSource(root),
-            root,
-            config,
-            chosen.baseline,
-            update_refs=args.update_refs,
-            today=today(args.today, os.environ),
-            # The base's files, for the version rules that compare a file with its includes'.
-            prior=prior_reader(root, chosen.base[0]) if chosen.base else None,
-            touched=chosen.touched,
-        )
-        edits += done
-        if not done or not args.update_refs:
-            break
-    else:
-        left.append(f"bump did not settle after {MAX_ROUNDS} rounds; run it again")
+    edits, left, note = settle(
+        args.paths,
+        cwd,
+        root,
+        in_git,
+        config,
+        diff=args.diff,
+        base=args.base,
+        today=today(args.today, os.environ),
+        update_refs=args.update_refs,
+    )
+    print(note)  # which base the versions were compared with, as `check` says
     for line in edits:
         print(line)
     print(
@@ -82,9 +65,12 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from evallint.output.docs import render_rules
+    from evallint.output.docs import render_rules, rules_listing
 
-    sys.stdout.write(render_rules(markdown=args.format == "markdown"))
+    if args.format == "markdown" or args.long:
+        sys.stdout.write(render_rules(markdown=args.format == "markdown"))
+    else:
+        sys.stdout.write(rules_listing())
     return EXIT_OK
 
 

@@ -93,7 +93,7 @@ def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
     if found.versioned_in != doc.path:  # the template's version: one finding there, for all
         if found.through == found.versioned_in:
             message = message.replace(f" (through {found.through})", "", 1)
-        yield Finding(("metadata", "version"), message, path=found.versioned_in)
+        yield Finding(("metadata", "version"), message, path=found.versioned_in, fix=fix)
     else:
         yield Finding(_version_at(doc), message, fix=fix)
 
