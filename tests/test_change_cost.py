@@ -145,7 +145,7 @@ def test_a_new_kind_rule_and_format_need_no_other_edit(tmp_path: Path) -> None:
         "b.toy.yaml\t1\t1\tunknown-key",
     ], found.stdout + found.stderr
 
-    rules = _run(pkg, project, "rules")
+    rules = _run(pkg, project, "rules", "--long")
     assert "toy-empty-answer (error; toy-suite)" in rules.stdout, rules.stderr
 
     sarif = json.loads(_run(pkg, project, "check", "--format", "sarif", ".").stdout)

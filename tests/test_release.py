@@ -99,7 +99,7 @@ def test_version_changelog_and_pins_agree(run: Any) -> None:
     SHAs)."""
     version = _version()
     code, out, _ = run("--version")
-    assert (code, out) == (0, f"evallint {version}\n")
+    assert (code, out) == (0, f"{NAME} {version}\n")
     changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     newest = re.search(r"^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$", changelog, re.M)
     assert newest is not None and newest.group(1) == version

@@ -139,6 +139,7 @@ class Skipped:
     problem: tuple[Span, str] | None = None  # where it could not be read, and why
     claimed: bool = False  # a kind claims it by its path: an error, however the run was asked
     rule: str = "parse-error"  # the finding it is as an error (path-outside-repo: a link out)
+    own: bool = False  # evallint's own file (a baseline, an exported schema): never listed
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -218,6 +219,7 @@ class Report:
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = field(default=())  # run-level facts shown to people (e.g. base used)
     kinds: Sequence[tuple[str, str]] = ()  # (path, kind title) of every file checked
+    accepted: int = 0  # findings a baseline accepted, left out (the summary says how many)
 
     @property
     def unreadable(self) -> tuple[Skipped, ...]:

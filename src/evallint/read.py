@@ -38,6 +38,8 @@ def read_entry(
     fmt = format_of(path)
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
+    if path.startswith(CACHE_FOLDER):  # what runs keep, committed or not: never an eval file
+        return Skipped(path, OWN, own=True)
     forced = kind_named(config.kind_name(path))
     if forced is None and config.folder_links:
         forced = _linked_kind(path, fmt, config)
@@ -68,11 +70,28 @@ def read_entry(
         doc = _as_runner_reads(doc, kind)
     if kind is None:
         if doc.ok and not _all_broken(doc):
+            if _own(doc.data):
+                return Skipped(path, OWN, own=True)
             return Skipped(path, not_ours(path, doc.data) or "no kind matches")
         first = doc.problems[0]
         reason = f"does not parse ({first.message})"
         return Skipped(path, reason, unreadable=True, problem=(first.span, first.message))
     return Entry(_mapping_root(doc, kind), kind)
+
+
+CACHE_FOLDER = ".evallint_cache/"
+OWN = "evallint's own file"
+
+
+def _own(data: object) -> bool:
+    """evallint's own files, which no run lists as skipped eval files: a baseline
+    (`--write-baseline`), and the schemas `init vscode` exports (their `$id` is ours wherever
+    they were written)."""
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("$id"), str) and data["$id"].startswith("urn:evallint:"):
+        return True
+    return data.keys() == {"version", "findings"} and isinstance(data["findings"], list)
 
 
 def _as_runner_reads(doc: Document, kind: Kind | None) -> Document:

@@ -80,7 +80,12 @@ def without(report: Report, accepted: Counter[str], where: str) -> Report:
         return report
     plural = "" if hidden == 1 else "s"
     note = f"{hidden:,} finding{plural} accepted by the baseline {where} not shown"
-    return replace(report, diagnostics=tuple(kept), notes=(*report.notes, note))
+    return replace(
+        report,
+        diagnostics=tuple(kept),
+        notes=(*report.notes, note),
+        accepted=report.accepted + hidden,
+    )
 
 
 def _key(d: Diagnostic) -> str:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evallint.about import __version__
+from evallint.about import DISTRIBUTION, __version__
 
 
 def _rule_list(text: str) -> list[str]:
@@ -89,7 +89,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; `only`: that subcommand alone, which is all a run of it parses (each
     subcommand's parser costs argparse's gettext look-ups, a few ms of a one-file run)."""
     parser = _Parser(prog="evallint", description="Lint LLM evaluation files.")
-    parser.add_argument("--version", action="version", version=f"evallint {__version__}")
+    parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, add in SUBCOMMANDS.items():
         if only is None or name == only:
@@ -160,7 +160,12 @@ def _add_run_options(check: argparse.ArgumentParser, eee_versions: Sequence[str]
 
 
 def _add_report_options(check: argparse.ArgumentParser) -> None:
-    check.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list each file skipped (with why) and the kind each checked file was read as",
+    )
     check.add_argument(
         "--show-source",
         action=argparse.BooleanOptionalAction,
@@ -225,8 +230,16 @@ def _add_init(sub: Any) -> None:
 
 
 def _add_rules(sub: Any) -> None:
-    rules = sub.add_parser("rules", help="list every rule with its documentation")
-    rules.add_argument("--format", choices=["text", "markdown"], default="text")
+    rules = sub.add_parser(
+        "rules", help="list every rule, one a line (`evallint rule ID` shows one in full)"
+    )
+    rules.add_argument("--long", action="store_true", help="each rule with its whole documentation")
+    rules.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="markdown: the whole documentation, as RULES.md",
+    )
 
 
 def _add_rule(sub: Any) -> None:

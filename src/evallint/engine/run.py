@@ -71,7 +71,7 @@ def lint(
     crew = parallel.start(paths, parallel.count_for(len(paths), jobs), run, source)
     entries, diagnostics, skipped = crew.read()
     run.diagnostics += diagnostics
-    run.skipped += skipped
+    run.skipped += [s for s in skipped if not s.own]
     checked = len(entries) + len(_unread(entries, run.diagnostics))
     also = baseline.entries if baseline else list(deleted)
     asks = tuple(r.asks for r, _ in run.active if r.asks is not None)

@@ -63,6 +63,18 @@ def _fixable(rule: Rule) -> str:
     return f"    Fixable: yes (`evallint check --fix`{also})."
 
 
+def rules_listing() -> str:
+    """One line a rule: its id, default severity, whether `--fix` or `bump` fixes it, and the
+    kinds it reads (as `ruff rule --all` and `ruff linter` list theirs)."""
+    rows = [("RULE", "SEVERITY", "FIXABLE", "KINDS")]
+    rows += [
+        (r.id, r.severity.label, "yes" if r.fixable else "no", kinds_of(r, everything="all"))
+        for r in ALL_RULES
+    ]
+    wide = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "".join(f"{a:<{wide[0]}}  {b:<{wide[1]}}  {c:<{wide[2]}}  {d}\n" for a, b, c, d in rows)
+
+
 def render_rules(*, markdown: bool = False) -> str:
     if markdown:
         return "# evallint rules\n\n" + "\n".join(rule_markdown(r) for r in ALL_RULES)

@@ -33,6 +33,8 @@ def summary(report: Report) -> str:
     if report.diagnostics:
         # Files with findings, also those outside the run that a change broke.
         found += f" in {_plural(len({d.path for d in report.diagnostics}), 'file')}"
+    if report.accepted:  # never "no problems" alone where a baseline hid some
+        found += f", {report.accepted:,} accepted by the baseline"
     fixable = sum(d.fix is not None for d in report.diagnostics)
     if fixable:
         found += f", {fixable:,} fixable with --fix [*]"

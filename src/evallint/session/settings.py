@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from evallint.kinds import BY_NAME
 from evallint.kinds.projection import POLICIES
 from evallint.records import replace
 from evallint.rules import ALL_RULES, ALWAYS_ON, BY_ID
+from evallint.rules.base import Rule
 from evallint.suggest import suggest
 from evallint.validation.keys import unknown_keys
 from evallint.validation.schemas import validate
@@ -195,22 +196,33 @@ def _unknown_names(
     return out
 
 
-def _selects(selector: str, rule_id: str, kinds: frozenset[str]) -> bool:
-    """A rule id; a prefix of ids (`version` for version-not-bumped, ...); or a group of kinds
-    (`eee`, `agentv`, `rubric`): the rules that read only kinds of that group."""
+# Groups of rules by what they do, whatever format they read: `versions` is every rule that
+# compares a file with the base (the version rules of every format, those to come included),
+# which the `evallint-versions` hook selects.
+GROUPS: dict[str, Callable[[Rule], bool]] = {"versions": lambda rule: rule.needs_base}
+
+
+def _selects(selector: str, rule: Rule) -> bool:
+    """A rule id; a prefix of ids (`version` for version-not-bumped, ...); a group of rules
+    (`versions`); or a group of kinds (`eee`, `agentv`, `rubric`): the rules that read only
+    kinds of that group."""
+    rule_id, kinds = rule.id, rule.kinds
     if rule_id == selector or rule_id.startswith(f"{selector}-"):
         return True
+    group = GROUPS.get(selector)
+    if group is not None:
+        return group(rule)
     return bool(kinds) and all(k == selector or k.startswith(f"{selector}-") for k in kinds)
 
 
 def expand_rules(selectors: Sequence[str]) -> tuple[str, ...]:
     """The rule ids the selectors name, in the rules' order, each once."""
-    return tuple(r.id for r in ALL_RULES if any(_selects(s, r.id, r.kinds) for s in selectors))
+    return tuple(r.id for r in ALL_RULES if any(_selects(s, r) for s in selectors))
 
 
 def _unknown_selectors(where: str, selectors: Sequence[str]) -> list[str]:
     """A selector that names no rule is a mistake (a misspelt id would select nothing)."""
-    groups = {g for r in ALL_RULES for k in r.kinds for g in (k, k.split("-")[0])}
+    groups = {g for r in ALL_RULES for k in r.kinds for g in (k, k.split("-")[0])} | set(GROUPS)
     known = {**BY_ID, **dict.fromkeys(groups)}
     return _unknown_names(where, [s for s in selectors if not expand_rules([s])], known)
 
