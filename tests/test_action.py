@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,18 @@ def _untracked_sources() -> list[str]:
     return listed.stdout.split() if listed.returncode == 0 else []
 
 
+_HOME: list[str] = []
+
+
+def _pre_commit_home() -> str:
+    """One pre-commit home for the session: try-repo of a clean checkout installs the hooks
+    once (at HEAD's commit) and every test reuses them (20 s each, where each had its own)."""
+    if not _HOME:
+        _HOME.append(tempfile.mkdtemp(prefix="evallint-pre-commit-"))
+        atexit.register(shutil.rmtree, _HOME[0], True)
+    return _HOME[0]
+
+
 def _pre_commit(root: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     untracked = _untracked_sources()
     assert not untracked, (
@@ -201,7 +215,7 @@ def _pre_commit(root: Path, tmp: Path, *args: str) -> subprocess.CompletedProces
         "has it, so `git add` these first"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
-    env["PRE_COMMIT_HOME"] = str(tmp / "pre-commit-home")
+    env["PRE_COMMIT_HOME"] = _pre_commit_home()
     return subprocess.run(
         [_tool("pre-commit"), "try-repo", str(REPO), *args],
         cwd=root,
@@ -269,3 +283,54 @@ def _hook_says(root: Path, tmp: Path, args: list[str], code: int, *said: str) ->
     assert proc.returncode == code, proc.stdout + proc.stderr
     for text in said:
         assert text in proc.stdout, proc.stdout
+
+
+VERSIONED_FILES = {
+    # ai_eval: a rubric's threshold.
+    "rubrics/refunds.yaml": (RUBRIC, ("all_pass", "min")),
+    # lm-evaluation-harness: an extension-less template three tasks include.
+    "tasks/demo/_template_yaml": (
+        "dataset_path: d\noutput_type: generate_until\nnum_fewshot: 0\nmetadata:\n  version: 1.0\n",
+        ("num_fewshot: 0", "num_fewshot: 3"),
+    ),
+    # promptfoo: a config that declares its version in `metadata.version`.
+    "promptfooconfig.yaml": (
+        'prompts: ["Answer: {{question}}"]\nproviders: [openai:gpt-4.1-mini]\n'
+        "metadata: {version: 1.2.0}\ntests:\n  - vars: {question: How long?}\n"
+        "    assert:\n      - {type: icontains, value: 30 days}\n",
+        ("30 days", "thirty days"),
+    ),
+}
+
+
+def test_the_versions_hook_runs_the_version_rules_of_every_format(tmp_path: Path) -> None:
+    """Staged score changes without a bump, one per format: the hook blocks each; after
+    `evallint bump` (against HEAD, as the hook compares) it passes."""
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    child = "include: _template_yaml\ntask: demo_{}\ndoc_to_text: q\n"
+    repo.commit(
+        {
+            **{path: text for path, (text, _) in VERSIONED_FILES.items()},
+            **{f"tasks/demo/{n}.yaml": child.format(n) for n in "ab"},
+        }
+    )
+    repo.write({path: text.replace(*change) for path, (text, change) in VERSIONED_FILES.items()})
+    repo.git("add", "-A")
+    _hook_says(
+        root,
+        tmp_path,
+        ["evallint-versions"],
+        1,
+        "rubrics/refunds.yaml:13:12:",
+        "[version-not-bumped]",
+        "tasks/demo/_template_yaml:5:12:",
+        "[lm-eval-version-not-bumped]",
+        "promptfooconfig.yaml:7:7:",
+    )
+    bumped = subprocess.run(
+        ["evallint", "bump", "--diff", "HEAD"], cwd=root, capture_output=True, text=True
+    )
+    assert bumped.returncode == 0, bumped.stdout + bumped.stderr
+    repo.git("add", "-A")
+    _hook_says(root, tmp_path, ["evallint-versions"], 0)
