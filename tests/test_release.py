@@ -145,3 +145,61 @@ def test_the_readme_starts_with_what_a_new_user_needs() -> None:
     assert len(readme.encode()) < 40_000
     for doc in ("checks.md", "speed.md", "design.md"):
         assert f"](docs/{doc})" in readme
+
+
+# Each format the README's list names (in bold), and a kind that stands for it: a new format
+# in the README needs its row here, and the pinned release must hold that kind.
+FORMAT_KINDS = {
+    "ai_eval": "rubric",
+    "AgentV": "agentv-v4",
+    "agentevals": "agentevals",
+    "ai_best_practices": "abp-evals",
+    "EEE": "eee-aggregate",
+    "Hugging Face Hub": "hf-benchmark",
+    "lm-evaluation-harness": "lm-eval-task",
+    "promptfoo": "promptfoo",
+}
+
+
+def _first_screen() -> str:
+    readme = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    start = readme.index("## Quick start")
+    return "\n".join(readme[: start + 45])
+
+
+def test_the_pinned_release_holds_every_format_and_command_the_readme_names(
+    tmp_path: Path,
+) -> None:
+    """What a team pins is what the README offers: the kinds and subcommands of the pinned
+    commit, read from its own source (unpacked by git, imported in a separate interpreter)."""
+    screen = _first_screen()
+    listed = re.findall(r"^- \*\*([^*]+)\*\*(?: and \*\*([^*]+)\*\*)?:", screen, re.M)
+    names = {n for pair in listed for n in pair if n}
+    assert names == set(FORMAT_KINDS), names
+    commands = set(re.findall(r"^evallint (\w+)", screen, re.M))
+    commands |= set(re.findall(r"`evallint (\w+)`", screen))
+    assert {"check", "bump", "init", "rules"} <= commands
+    sha = _PIN.search(screen)
+    assert sha is not None
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", sha.group(1), "src"], cwd=REPO, capture_output=True
+    )
+    if archive.returncode != 0:
+        pytest.skip("the pinned commit is not in this clone's history (shallow, or no git)")
+    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=archive.stdout, check=True)
+    code = (
+        "import json; from evallint.kinds import KINDS; from evallint.cli.parser import "
+        "SUBCOMMANDS; print(json.dumps([[k.name for k in KINDS], list(SUBCOMMANDS)]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, 'src'); {code}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    import json
+
+    kinds, subcommands = json.loads(done.stdout)
+    assert {FORMAT_KINDS[n] for n in names} <= set(kinds), kinds
+    assert commands <= set(subcommands), subcommands
