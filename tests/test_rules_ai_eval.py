@@ -332,7 +332,8 @@ def test_unclassified_unreadable_files_are_skipped_silently() -> None:
 
 
 def test_classification_evidence() -> None:
-    # A modeline wins over the path; a rubric folder wins over content.
+    # A modeline wins over the path; a folder is evidence, and content decides: a dataset kept
+    # under judges/ is a dataset (its keys are no judge's).
     modeline = "# yaml-language-server: $schema=../schema/judge.schema.json\n" + RUBRIC
     assert (
         next(f[3] for f in found("rubrics/x.yaml", modeline)) == "missing required key 'template'"
@@ -340,7 +341,11 @@ def test_classification_evidence() -> None:
     as_schema_key = '{"$schema": "urn:evallint:schema:dataset", "questions": []}'
     assert found("x.json", as_schema_key) == [(1, 57, "schema-violation", "must not be empty")]
     assert found("anywhere/tone.yaml", RUBRIC.replace("checks:", "checks:")) == []
-    assert found("judges/tone.yaml", "questions: []\n")[0][3] == "missing required key 'id'"
+    assert found("judges/tone.yaml", "questions: []\n")[0][2:] == (
+        "schema-violation",
+        "must not be empty",
+    )
+    assert "missing required key 'template'" in [f[3] for f in found("judges/tone.yaml", "id: t\n")]
 
 
 def test_inline_suppression() -> None:

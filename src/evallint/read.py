@@ -20,7 +20,7 @@ from evallint.kinds import (
     sniffed_kind,
 )
 from evallint.kinds.base import Kind
-from evallint.model import Diagnostic, Severity, Skipped, Span
+from evallint.model import JSON, Diagnostic, Severity, Skipped, Span
 from evallint.parse import Document, Format, Problem, format_of, parse
 from evallint.parse.positions import FLOW_INDENT, TAG_RULE
 from evallint.project import Entry, Rest
@@ -64,6 +64,8 @@ def read_entry(
         raw = found
     except OSError as exc:
         return _unread(path, fmt, forced, f"cannot be read: {exc.strerror or exc}", "")
+    if raw.startswith(LFS_POINTER) and len(raw) < LFS_MAX:
+        return _lfs(path, raw)
     doc = parse(path, raw, fmt)
     kind = _kind(doc, forced, raw)
     if doc.problems and (kind is not None or doc.ok):
@@ -72,11 +74,45 @@ def read_entry(
         if doc.ok and not _all_broken(doc):
             if _own(doc.data):
                 return Skipped(path, OWN, own=True)
-            return Skipped(path, not_ours(path, doc.data) or "no kind matches")
+            return Skipped(path, not_ours(path, doc.data) or _not_by_path(path, fmt) or NO_KIND)
         first = doc.problems[0]
         reason = f"does not parse ({first.message})"
         return Skipped(path, reason, unreadable=True, problem=(first.span, first.message))
     return Entry(_mapping_root(doc, kind), kind)
+
+
+# Git LFS's pointer files: under 1,024 bytes, starting with the spec's version line (the
+# "hawser" address is the spec's first name, which old pointers still carry).
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n",
+    b"version https://hawser.github.com/spec/v1\n",
+)
+LFS_MAX = 1024
+
+
+def _lfs(path: str, raw: bytes) -> Diagnostic:
+    """One finding for a pointer file, whatever kind its path or name would make it."""
+    fields = dict(
+        line.split(" ", 1) for line in raw.decode("ascii", "replace").splitlines() if " " in line
+    )
+    size = fields.get("size", "").strip()
+    what = f" ({int(size):,} bytes)" if size.isdigit() and len(size) < 19 else ""
+    message = (
+        f"a Git LFS pointer, not the file's content{what}: it was not checked; fetch the "
+        "content (`git lfs pull`, or `lfs: true` on actions/checkout)"
+    )
+    return Diagnostic(path, Span(1, 1, 1, 2), "git-lfs-pointer", Severity.WARNING, message)
+
+
+NO_KIND = "no kind matches"
+
+
+def _not_by_path(path: str, fmt: Format) -> str | None:
+    """Why a file its path would make one of ours is not: its keys are another tool's."""
+    kind = path_kind(path, fmt) or claimed_kind(path, fmt)
+    if kind is None:
+        return None
+    return f"its keys are another tool's, not {kind.title}'s (its folder's name alone is no claim)"
 
 
 CACHE_FOLDER = ".evallint_cache/"
@@ -153,12 +189,20 @@ def _kind(doc: Document, forced: Kind | None, raw: bytes) -> Kind | None:
         return (
             forced
             or declared_kind(doc.text, doc.data)
-            or path_kind(path, fmt)
+            or _weighed(path_kind(path, fmt), doc.data)
             or content_kind(path, doc.data, fmt)
-            or claimed_kind(path, fmt)
+            or _weighed(claimed_kind(path, fmt), doc.data)
             or near_kind(path, doc.data, fmt)
         )
     return _unparsed_kind(path, fmt, forced, sniff_text(raw))
+
+
+def _weighed(kind: Kind | None, data: JSON) -> Kind | None:
+    """The kind a parsed file's path gives it, if its keys are that format's (`Kind.weighs`):
+    path and name are evidence, the content decides."""
+    if kind is None or kind.weighs is None or kind.weighs(data):
+        return kind
+    return None
 
 
 def _all_broken(doc: Document) -> bool:

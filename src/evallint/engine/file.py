@@ -345,7 +345,15 @@ def read_all(
         if isinstance(found, Skipped):
             skipped.append(found)
         elif isinstance(found, Diagnostic):
-            diagnostics.append(found)
+            # A finding about the whole file (parse-error, git-lfs-pointer): at the level the
+            # settings give its rule.
+            level = run.levels.get(found.rule)
+            if level is None:  # never dropped unsaid: counted as a file not read
+                skipped.append(Skipped(found.path, found.message, unreadable=True))
+            else:
+                diagnostics.append(
+                    found if level is found.severity else replace(found, severity=level)
+                )
         else:
             shared = shared_only(found)
             own, waits = _first(found, shared, run, source)

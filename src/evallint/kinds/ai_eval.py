@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from evallint.kinds.base import Digest, Kind, has_keys, in_dir, items
+from evallint.kinds.base import Digest, Kind, has_keys, in_dir, items, weighs_for
 from evallint.model import JSON, Pointer
 
 
@@ -54,6 +54,29 @@ def rubric_digest(data: JSON) -> Digest:
     return out
 
 
+# Keys other tools' rubrics, judges and datasets use at their top level, which ai_eval's never
+# do: a file of a folder named `rubrics/`, `judges/` or `datasets/` whose keys weigh for these
+# more than for ours is another tool's (`weighs_for`).
+_THEIRS = frozenset(
+    {
+        "name", "criteria", "criterion", "scale", "levels", "dimensions", "rubric", "rubrics",
+        "items", "categories", "weights", "score_range", "prompt", "model", "examples", "data",
+        "samples", "rows", "columns", "features", "splits", "tasks", "tests", "cases",
+    }
+)  # fmt: skip
+
+
+def _weighs(ours: frozenset[str], required: tuple[str, ...]) -> Callable[[JSON], bool]:
+    def test(data: JSON) -> bool:
+        # No keys to tell another tool's file by (empty, a list, a scalar): the folder claims
+        # it, and it fails closed as a parse-error.
+        if not isinstance(data, dict) or not data:
+            return True
+        return weighs_for(data, ours, _THEIRS, near=required)
+
+    return test
+
+
 # The question fields a rubric's checks may read (the digest's other key is "composite").
 QUESTION_FIELDS = ("expected_facts", "expected_tools")
 
@@ -66,6 +89,7 @@ RUBRIC = Kind(
     schema="rubric",
     formats=_DATA,
     by_path=in_dir("rubrics"),
+    weighs=_weighs(frozenset({"id", "version", "checks", "scoring"}), ("checks", "scoring")),
     by_content=has_keys("checks", "scoring"),
     namespace="rubric",
     defines=id_and_version,
@@ -85,6 +109,10 @@ JUDGE = Kind(
     schema="judge",
     formats=_DATA,
     by_path=in_dir("judges"),
+    weighs=_weighs(
+        frozenset({"id", "version", "template", "applicable_to", "level_names", "score_type"}),
+        ("template",),
+    ),
     by_content=has_keys("id", "version", "template"),
     namespace="judge",
     defines=id_and_version,
@@ -105,6 +133,7 @@ DATASET = Kind(
     references=dataset_refs,
     needles=(b"questions",),
     claim=in_dir("datasets"),
+    weighs=_weighs(frozenset({"questions", "id", "version"}), ("questions",)),
     markers=(("questions",),),
     editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml", "**/datasets/**/*.json"),
 )

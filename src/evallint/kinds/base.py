@@ -97,6 +97,10 @@ class Kind:
     # Path evidence weaker than the content (which may name another kind of the family) that
     # still claims the file before it is parsed: a claimed file that cannot be read is reported.
     claim: PathTest | None = None
+    # For a parsed file its path gives this kind (`by_path`, `claim`): whether its keys are
+    # this format's (a misspelt file of ours still is). Another tool's file in a folder of the
+    # same name (a project's own `rubrics/`) is then left alone, with the reason.
+    weighs: Callable[[JSON], bool] | None = None
     # Parts of a declared `$schema` (or modeline) that name this kind in another tool's words
     # (promptfoo's own schema address).
     declared_by: tuple[str, ...] = ()

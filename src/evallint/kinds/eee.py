@@ -165,19 +165,30 @@ def unknown_instance_versions(records: list[JSON]) -> list[int]:
     ]
 
 
+# Keys of an instance record; OpenAI evals keeps its samples as `<name>_samples.jsonl` too
+# (`input`, `ideal`), so the name alone claims a file only in EEE's own layout.
+_INSTANCE_KEYS = ("schema_version", "evaluation_id", "sample_id", "interaction_type")
+
+
+def _instance_layout(path: str) -> bool:
+    """`data/<collection>/<developer>/<model>/<uuid>_samples.jsonl`, beside its aggregate."""
+    return path.endswith(INSTANCES) and in_layout(path.removesuffix(INSTANCES) + ".json")
+
+
 def _is_instance(path: str, data: JSON) -> bool:
-    if path.endswith("_samples.jsonl"):
-        return True
     first = data[0] if isinstance(data, list) and data else None
-    return isinstance(first, dict) and all(
-        k in first for k in ("evaluation_id", "sample_id", "interaction_type")
-    )
+    if not isinstance(first, dict):
+        return _instance_layout(path)
+    if path.endswith(INSTANCES):
+        return _instance_layout(path) or any(k in first for k in _INSTANCE_KEYS)
+    return all(k in first for k in _INSTANCE_KEYS[1:])
 
 
 INSTANCE = Kind(
     name="eee-instance",
     about="Every Eval Ever instance records: a `.jsonl` named `*_samples.jsonl`, or whose "
-    "records carry `evaluation_id`, `sample_id` and `interaction_type`; each line validated "
+    "records carry `evaluation_id`, `sample_id` and `interaction_type` (a `*_samples.jsonl` "
+    "outside EEE's layout needs one of those keys or `schema_version`); each line validated "
     "against the instance schema its `schema_version` names (0.2.0 to 0.3.0)",
     schema_docs="schema/eee/instance_<version>.schema.json",
     title="Every Eval Ever instance records",
@@ -186,7 +197,7 @@ INSTANCE = Kind(
     schema_of=instance_schema,
     per_record=True,
     forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
-    claim=lambda path: path.endswith("_samples.jsonl"),
+    claim=_instance_layout,
     markers=(("evaluation_id", "sample_id", "interaction_type"),),
     companion=beside,
 )

@@ -57,6 +57,32 @@ PATH_OUTSIDE_REPO = builtin(
     always_on=True,
 )
 
+GIT_LFS_POINTER = builtin(
+    "git-lfs-pointer",
+    Severity.WARNING,
+    """
+    The file is a Git LFS pointer, not its content: the checkout did not fetch it.
+
+    A repository that keeps large files in Git LFS holds, in git, a small text that names the
+    content (`version https://git-lfs.github.com/spec/v1`, an `oid`, a `size`); GitHub's
+    checkout leaves that text in place unless it is asked for LFS content. evallint reads what
+    the checkout holds, so it cannot check the file, and says so once per file rather than
+    report the pointer as broken data or pass it in silence. Fetch the content (`git lfs
+    pull`; in a workflow, `lfs: true` on `actions/checkout`). A repository whose eval files
+    must be there makes it an error (`[tool.evallint.rules] git-lfs-pointer = "error"`).
+
+    Bad (data/refunds/samples.jsonl):
+        version https://git-lfs.github.com/spec/v1
+        oid sha256:8d2599ae3a6c1008a4091b67335cd7f9ca9301a49ddb842d5ffebf46b1245160
+        size 3852
+    Good (rubrics/tone.yaml):
+        id: tone
+        version: "1.0.0"
+        checks: [{kind: php_lint, id: lint}]
+        scoring: {combine: all_pass}
+""",
+)
+
 DUPLICATE_KEY = builtin(
     "duplicate-key",
     Severity.ERROR,
