@@ -174,8 +174,12 @@ def test_a_lying_entry_cannot_be_made_for_other_bytes(r: Repo) -> None:
     assert _lint(r, ["datasets/d0.yaml"])[0] == ["datasets/d0.yaml:4:17: unknown-ref-version"]
 
 
-def test_a_committed_cache_is_never_read(r: Repo, run: Run) -> None:
-    """A pull request can commit `.evallint_cache/`; its summaries would hide what it breaks."""
+@pytest.mark.parametrize("settings", ["", 'exclude = [".*"]\n'])
+def test_a_committed_cache_is_never_read(r: Repo, run: Run, settings: str) -> None:
+    """A pull request can commit `.evallint_cache/`; its summaries would hide what it breaks.
+    Its settings cannot hide the folder from the test either (`exclude = [".*"]`)."""
+    if settings:
+        (r.root / ".evallint.toml").write_text(settings)
     _lint(r, ["datasets/d0.yaml"])
     (cache,) = (r.root / FOLDER).glob("tree-*.json")
     files = _files(cache)

@@ -114,7 +114,8 @@ class Glob:
     def __init__(self, pattern: str) -> None:
         self.tokens = _tokens(pattern)
         runs = max(len(re.findall(r"\*+", part)) for part in pattern.split("/"))
-        crossing = sum(kind == _ANY for kind, _ in self.tokens)
+        # `**` and `**/` both span folders: two of them in a regex backtrack on a deep path.
+        crossing = sum(kind in (_ANY, _DIRS) for kind, _ in self.tokens)
         self.regex = glob_regex(pattern) if runs <= 1 and crossing <= 1 else None
 
     def match(self, path: str) -> bool:

@@ -130,7 +130,9 @@ def check(options: Options, environ: Mapping[str, str] = os.environ) -> Report:
 def _excluded_all(report: Report, config: Config) -> Report:
     """`exclude` that leaves nothing to check says so (an error under strict): a pull request
     that edits the configuration cannot make a run pass by checking nothing in silence."""
-    excluded = sum(1 for s in report.skipped if s.reason == "excluded by the configuration")
+    from evallint.io.discover import EXCLUDED
+
+    excluded = sum(1 for s in report.skipped if s.reason == EXCLUDED)
     if report.files_checked or not excluded:
         return report
     files = f"{excluded:,} file{'' if excluded == 1 else 's'}"

@@ -14,6 +14,7 @@ from evallint.errors import EvallintError
 from evallint.io import discover, git
 from evallint.io.gitout import Base, Change
 from evallint.model import Skipped
+from evallint.parse import format_of
 from evallint.project import Entry
 from evallint.records import record, replace
 
@@ -190,6 +191,7 @@ def _changed(
         links = _unkeyed(listing, config)
         touched = frozenset(c.path for c in listing.changes() if c.status != "D")
         notes = _settings_notes(root, repo, listing.base.sha, listing.changes())
+        every = listing.result().files if notes and config.exclude else ()
     finally:
         listing.close()
     wanted = sorted(discover.select(paths, cwd, root, in_git, config)[2]) if paths else tree
@@ -199,6 +201,15 @@ def _changed(
     safe, skipped, _, _ = (
         discover.select(changed, root, root, in_git, config) if changed else ([], [], [], None)
     )
+    # The eval files the change touches that the settings exclude are said to be excluded, as
+    # a full run says of every file: a pull request's `exclude = ["**"]` checks nothing, and
+    # under --strict that is an error in --diff as in a full check.
+    pool = every if notes else ([] if paths else baseline.changed_paths)
+    skipped += [
+        Skipped(p, discover.EXCLUDED)
+        for p in sorted(pool)
+        if config.excluded(p) and format_of(p) is not None
+    ]
     return Selection(
         discover.checkable(safe),
         tree,

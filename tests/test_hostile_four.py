@@ -1,0 +1,94 @@
+"""Hostile input, fourth pass: the newer surfaces (promptfoo, the pull request's own settings and
+cache, the baseline, the language server). Each case ends with a finding or a plain error, in
+seconds, never a hang, a traceback or "clean" about something unread."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import lint_files
+from test_git import Repo
+
+Run = Callable[..., tuple[int, str, str]]
+
+DEEP = "a/" * 200 + "zzz.txtq"  # a path none of the patterns below matches, deep
+
+
+@pytest.mark.parametrize("parts", [1, 2, 4, 8, 16, 22, 32, 64])
+def test_globs_of_many_folder_spans_take_linear_time(parts: int) -> None:
+    """`**/` repeated (cases 1 and 2: 22 of them hung a run for minutes in a regex)."""
+    from evallint.config import Glob
+
+    for pattern in ("**/" * parts + "x/zzz.txt", "*a" * parts + "b", "**a" * parts + "b"):
+        started = time.perf_counter()
+        assert not Glob(pattern).match(DEEP)
+        assert not Glob(pattern).match("a" * 5000)
+        assert time.perf_counter() - started < 1.0, pattern
+
+
+PROMPTFOO = (
+    "prompts:\n  - file://" + "**/" * 22 + "x/zzz.txt\nproviders: [echo]\n"
+    "tests:\n  - vars: {q: hi}\n"
+)
+
+
+def test_a_promptfoo_glob_of_many_parts_cannot_hang_the_check() -> None:
+    started = time.perf_counter()
+    lint_files({"promptfooconfig.yaml": PROMPTFOO, ("a/" * 60) + "zzz.txtq": "x"})
+    assert time.perf_counter() - started < 5.0
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        'exclude = ["' + "**/" * 22 + 'x/zzz.txt"]\n',
+        '[kinds]\nrubric = ["' + "**/" * 22 + 'x/zzz.yaml"]\n',
+        '[per-file-ignores]\n"' + "**/" * 22 + 'x/zzz.yaml" = ["key-typo"]\n',
+    ],
+)
+def test_a_settings_glob_of_many_parts_cannot_hang_the_run(
+    run: Run, tmp_path: Path, settings: str
+) -> None:
+    deep = tmp_path / ("a/" * 40)
+    deep.mkdir(parents=True)
+    (deep / "zzz.yamlq.yaml").write_text("a: 1\n")
+    (tmp_path / ".evallint.toml").write_text(settings)
+    started = time.perf_counter()
+    code, _, err = run("check", ".", cwd=tmp_path)
+    assert code in (0, 1), err
+    assert time.perf_counter() - started < 5.0
+
+
+RUBRIC = (
+    'id: r\nversion: "1.0.0"\nchecks: [{kind: php_lint, id: l}]\nscoring: {combine: all_pass}\n'
+)
+
+
+def test_strict_in_diff_mode_errors_when_the_settings_exclude_everything(
+    run: Run, tmp_path: Path
+) -> None:
+    """Case 7: the pull request's `exclude = ["**"]` checked nothing and passed under --strict
+    in --diff, where a full check errors."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"rubrics/r.yaml": RUBRIC})
+    repo.git("checkout", "-qb", "pr")
+    repo.commit(
+        {
+            ".evallint.toml": 'exclude = ["**"]\n',
+            "rubrics/r.yaml": RUBRIC.replace("all_pass", "min"),
+        }
+    )
+    code, out, _ = run("check", "--strict", "--diff", "main", cwd=repo.root)
+    assert code == 1, out
+    assert "the configuration's exclude leaves nothing to check (1 file excluded)" in out
+    # Settings the base had already: the change's excluded files are counted the same way.
+    repo.git("checkout", "-q", "main")
+    repo.commit({".evallint.toml": 'exclude = ["**"]\n'})
+    repo.git("checkout", "-qb", "later")
+    repo.commit({"rubrics/r.yaml": RUBRIC.replace("all_pass", "min")})
+    code, out, _ = run("check", "--strict", "--diff", "main", cwd=repo.root)
+    assert code == 1 and "leaves nothing to check" in out, out
