@@ -92,3 +92,41 @@ def test_strict_in_diff_mode_errors_when_the_settings_exclude_everything(
     repo.commit({"rubrics/r.yaml": RUBRIC.replace("all_pass", "min")})
     code, out, _ = run("check", "--strict", "--diff", "main", cwd=repo.root)
     assert code == 1 and "leaves nothing to check" in out, out
+
+
+def test_a_jsonl_test_file_that_does_not_parse_is_an_error() -> None:
+    """Case 9: a JSONL test file came back read, with a problem for its bad line, and passed."""
+    config = 'prompts: ["Answer: {{q}}"]\nproviders: [echo]\ntests: file://cases.jsonl\n'
+    cases = '{"vars": {"q": "hi"}}\n{"vars": {"q": \n'
+    found = lint_files({"promptfooconfig.yaml": config, "cases.jsonl": cases})
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in found] == [
+        ("promptfooconfig.yaml", 3, 8, "promptfoo-test-file")
+    ]
+    assert "(line 2, column" in found[0].message
+
+
+@pytest.mark.parametrize("what", ["zero", "fifo", "outside", "folder"])
+def test_the_baseline_is_read_as_every_other_input(run: Run, tmp_path: Path, what: str) -> None:
+    """Case 11: `--baseline FILE` read a link to /dev/zero whole (a MemoryError), hung on a FIFO
+    and read a file outside the repository."""
+    import os
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "rubrics").mkdir()
+    (root / "rubrics/r.yaml").write_text(RUBRIC)
+    target = root / "accepted.json"
+    if what == "zero":
+        target.symlink_to("/dev/zero")
+    elif what == "fifo":
+        os.mkfifo(target)
+    elif what == "outside":
+        (tmp_path / "elsewhere.json").write_text('{"version": 1, "findings": []}')
+        target.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        target.mkdir()
+    started = time.perf_counter()
+    code, out, err = run("check", "--baseline", "accepted.json", ".", cwd=root)
+    assert code == 2 and "the baseline accepted.json" in err, out + err
+    assert "internal error" not in err
+    assert time.perf_counter() - started < 5.0

@@ -194,22 +194,41 @@ def _apply_baseline(
     from evallint.cli.accepted import parse, without
 
     path = Path(os.path.normpath(cwd / name))
-    if change is None:
-        try:
-            text = path.read_bytes()
-        except OSError as exc:
-            raise EvallintError(f"cannot read the baseline {name}: {exc.strerror}") from None
-        return without(report, parse(text, name), name)
-    from evallint.io.git import GitRepo
-
     if not path.is_relative_to(root):
         raise EvallintError(f"the baseline {name} is outside the project")
     rel = path.relative_to(root).as_posix()
+    if change is None:
+        return without(report, parse(_baseline_bytes(root, rel, name), name), name)
+    from evallint.io.git import GitRepo
+
     held = GitRepo(root).read_many(change.base.sha, [rel]).get(rel)
     if held is None:
         note = f"the baseline {name} is not in {change.base.label}: every finding is reported"
         return replace(report, notes=(*report.notes, note))
     return without(report, parse(held, f"{name} (at {change.base.label})"), name)
+
+
+BASELINE_LIMIT = 256 * 1024 * 1024  # a baseline of a million findings is some 200 MB
+
+
+def _baseline_bytes(root: Path, rel: str, name: str) -> bytes:
+    """The baseline file as every input is read: a regular file of the project (no link out,
+    no FIFO or device), under a size limit."""
+    from evallint.io.source import FsSource
+
+    source = FsSource(root)
+    if source.outside(rel):
+        raise EvallintError(f"the baseline {name} leads out of the project; it is not read")
+    try:
+        found = source.read_capped(rel, BASELINE_LIMIT)
+    except OSError as exc:
+        why = exc.strerror or "not a regular file"
+        raise EvallintError(f"cannot read the baseline {name}: {why}") from None
+    if isinstance(found, int):
+        raise EvallintError(
+            f"the baseline {name} is {found:,} bytes, over the {BASELINE_LIMIT:,}-byte limit"
+        )
+    return found
 
 
 def _from_here(report: Report, root: Path, cwd: Path) -> Report:

@@ -104,7 +104,9 @@ def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
             if found != "leads out of the repository":  # path-outside-repo's
                 yield Finding(at, f"{place} {found}: its tests were not checked")
             continue
-        if found.ok:
+        # A JSONL file reads as its good lines with a problem for each bad one: promptfoo parses
+        # every line, and one that does not parse fails the file.
+        if found.ok and not (found.fmt == "jsonl" and found.problems):
             continue
         where = "".join(
             f" (line {p.span.line}, column {p.span.column}: {p.message})"
