@@ -130,3 +130,33 @@ def test_the_baseline_is_read_as_every_other_input(run: Run, tmp_path: Path, wha
     assert code == 2 and "the baseline accepted.json" in err, out + err
     assert "internal error" not in err
     assert time.perf_counter() - started < 5.0
+
+
+def _big_script() -> str:
+    """A valid Python module of 1.3 MB that defines `grade` (over the parse limit)."""
+    body = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n" for i in range(30_000))
+    return body + "def grade(output, context):\n    return True\n"
+
+
+def test_a_python_script_over_the_parse_limit_is_a_finding_not_a_pass() -> None:
+    """Case 3: a 10 MB script was parsed whole (4.8 GB); under a memory cap the error was
+    swallowed and the run was clean. Now it is not parsed, and the reference says so."""
+    import resource
+
+    config = (
+        'prompts: ["Answer: {{q}}"]\nproviders: [echo]\ntests:\n  - vars: {q: hi}\n'
+        "    assert:\n      - {type: python, value: 'file://checks.py:grade'}\n"
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    found = lint_files({"promptfooconfig.yaml": config, "checks.py": _big_script()})
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert [(d.path, d.span.line) for d in found] == [("promptfooconfig.yaml", 6)]
+    assert "over the 1,048,576-byte limit for parsing Python" in found[0].message
+    assert grown < 150 * 1024  # KiB: the script was not parsed
+
+
+def test_a_harness_function_in_a_module_over_the_limit_is_said_not_checked() -> None:
+    task = "task: demo\ndataset_path: d\nprocess_docs: !function utils.grade\n"
+    found = lint_files({"tasks/demo/demo.yaml": task, "tasks/demo/utils.py": _big_script()})
+    assert [(d.span.line, d.rule) for d in found] == [(3, "lm-eval-function-unverified")]
+    assert "over the 1,048,576-byte limit" in found[0].message

@@ -337,3 +337,100 @@ def test_a_file_eval_files_read_shows_the_findings_placed_in_it(
     assert client.published(uri) == []
     notes = client.open("notes.txt", "not read by any eval file\n")
     assert client.published(notes) == []
+
+
+def test_a_file_outside_the_workspace_is_a_project_of_its_own(
+    tmp_path: Path, client_for: Any
+) -> None:
+    """Case 4 of the fourth hostile pass: a file opened from outside every workspace folder
+    made its folder a project (its `rubrics/` read), and `file:///x.yaml` made `/` one (every
+    folder of the machine walked while no request was answered). Now it gets its own findings
+    and nothing else is read: its pin on a rubric beside it is not resolved, nor reported."""
+    import time
+
+    workspace = _git_repo(tmp_path / "ws", {"rubrics/refunds.yaml": RUBRIC})
+    outside = tmp_path / "elsewhere"
+    (outside / "datasets").mkdir(parents=True)
+    (outside / "rubrics").mkdir()
+    (outside / "rubrics/refunds.yaml").write_text("id: refunds\nversion: [\n")
+    typo = DATASET.replace("    input:", "    inptu:")
+    (outside / "datasets/d.yaml").write_text(typo)
+    client = client_for(workspace)
+    uri = (outside / "datasets/d.yaml").as_uri()
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": typo}},
+    )
+    assert sorted(d["code"] for d in client.published(uri)) == ["key-typo", "schema-violation"]
+    started = time.perf_counter()
+    root_file = "file:///evallint-no-such-dir/x.yaml"
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": root_file, "languageId": "yaml", "version": 1, "text": "a: ["}},
+    )
+    client.published(root_file)
+    assert time.perf_counter() - started < 5.0
+    assert client.proc.poll() is None
+
+
+def test_a_huge_frame_is_refused_and_the_server_goes_on(tmp_path: Path) -> None:
+    """Case 6: `Content-Length: 99999999999` ended the server with a MemoryError. The frame is
+    refused, the server reads past what the client sent of it, and ends at the end of input."""
+    root = _git_repo(tmp_path, {"rubrics/refunds.yaml": RUBRIC})
+    client = Client(root)
+    try:
+        client.request(
+            "initialize",
+            {"processId": None, "rootUri": root.resolve().as_uri(), "capabilities": {}},
+        )
+        stdin = client.proc.stdin
+        assert stdin is not None
+        stdin.write(b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n{}")
+        stdin.write(b"Content-Length: 99999999999\r\n\r\n" + b"x" * 100_000)
+        stdin.flush()
+        stdin.close()
+        client.proc.wait(timeout=20)
+        assert not any("MemoryError" in m for m in client.logged)
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+
+
+def test_a_refused_frame_is_read_past_and_the_next_one_answered() -> None:
+    import io
+
+    from evallint.lsp.frames import REFUSED, CappedReader
+
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}'
+    stream = io.BytesIO(
+        b"Content-Length: 100\r\n\r\n"
+        + b"x" * 100
+        + b"Content-Length: %d\r\n\r\n" % len(body)
+        + body
+    )
+    reader = CappedReader(stream, limit=len(body))
+    assert reader.readline() == b"Content-Length: %d\r\n" % len(REFUSED)
+    assert reader.readline() == b"\r\n"
+    assert reader.read(len(REFUSED)) == REFUSED
+    assert reader.readline() == b"Content-Length: %d\r\n" % len(body)
+    assert reader.readline() == b"\r\n"
+    assert reader.read(len(body)) == body
+    assert reader.refused == 1
+
+
+def test_completion_on_a_long_line_answers_at_once(tmp_path: Path, client_for: Any) -> None:
+    """Case 5: the key patterns backtracked quadratically on a long line: a 100 KB folded line
+    blocked the server 9 s, 250 KB 56 s."""
+    import time
+
+    root = _git_repo(tmp_path, {"rubrics/refunds.yaml": RUBRIC})
+    client = client_for(root)
+    text = "id: refunds\nscoring:\n  threshold: >\n    a" + " " * 100_000 + "b\n  \n"
+    uri = client.open("rubrics/refunds.yaml", text)
+    client.published(uri)
+    started = time.perf_counter()
+    at = {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 2}}
+    client.request("textDocument/completion", at)
+    at = {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 100_000}}
+    client.request("textDocument/completion", at)
+    assert time.perf_counter() - started < 5.0

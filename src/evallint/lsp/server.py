@@ -39,14 +39,39 @@ class EvallintServer(LanguageServer):
         self.findings: dict[str, list[Diagnostic]] = {}  # uri -> findings
 
     def project_of(self, path: Path) -> Project:
-        """The project a file belongs to, as `evallint check FILE` would find it."""
+        """The project a file belongs to, as `evallint check FILE` would find it, but never
+        above the workspace folder that holds it (outside git) and never the file system's
+        root. A file outside every workspace folder is a project of its own: its own findings,
+        and nothing else read (a file opened from `/tmp` must not make `/tmp`, or `/`, a
+        project whose folders are walked)."""
+        folders = self._folders()
+        holding = [f for f in folders if path.is_relative_to(f)]
+        if folders and not holding:
+            return self._alone(path)
         root, in_git = find_root(path.parent)
         if not in_git:
-            folder = self.workspace.root_path
-            root = Path(folder) if folder and path.is_relative_to(folder) else path.parent
+            if not holding:
+                return self._alone(path)
+            root = max(holding, key=lambda f: len(f.parts))
+        if root == Path(root.anchor):
+            return self._alone(path)
         found = self.projects.get(root)
         if found is None:
             found = self.projects[root] = Project(root)
+        return found
+
+    def _folders(self) -> list[Path]:
+        """The workspace folders, as paths (a folder that is the file system's root is none)."""
+        uris = [f.uri for f in self.workspace.folders.values()]
+        if self.workspace.root_uri:
+            uris.append(self.workspace.root_uri)
+        paths = {p for p in (_path(u) for u in uris) if p is not None}
+        return sorted(p for p in paths if p != Path(p.anchor))
+
+    def _alone(self, path: Path) -> Project:
+        found = self.projects.get(path)
+        if found is None:
+            found = self.projects[path] = Project(path.parent, alone=path.name)
         return found
 
 
@@ -256,5 +281,9 @@ def _answered(server: EvallintServer, uri: str, ask: Ask) -> Any:
 
 def serve() -> int:
     """Run the server on stdin and stdout until the client says exit."""
-    build().start_io()
+    import sys
+
+    from evallint.lsp.frames import CappedReader
+
+    build().start_io(stdin=CappedReader(sys.stdin.buffer))  # type: ignore[arg-type]
     return 0

@@ -34,12 +34,21 @@ class Module:
     names: frozenset[str]
     dynamic: str | None = None  # why names may exist that the text does not bind
     error: str | None = None  # why the module could not be read
+    unread: bool = False  # not parsed at all (over the limit): what it binds is unknown
     # The text of each top-level function and class, decorators included: what a change to
     # the function a config names is compared by.
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
+# `ast` holds some 200 bytes a byte of source: a 10 MB script took 4.8 GB to parse. The largest
+# helper module of the harness's whole task tree is 89 KB.
+PARSE_LIMIT = 1024 * 1024
+
+
 def read_module(raw: bytes) -> Module:
+    if len(raw) > PARSE_LIMIT:
+        why = f"is {len(raw):,} bytes, over the {PARSE_LIMIT:,}-byte limit for parsing Python"
+        return Module(frozenset(), error=why, unread=True)
     try:
         tree = ast.parse(raw)
     except SyntaxError as exc:

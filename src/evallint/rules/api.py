@@ -241,6 +241,8 @@ def function_error(module: str, name: str, ctx: Context) -> str | None:
         return None  # a missing script is missing-file's
     if module.endswith(".py"):
         found = ctx.others.python(module)
+        if not isinstance(found, str) and found.unread:  # never passed in silence
+            return f"{module} {found.error}: whether it defines {name!r} was not checked"
         if isinstance(found, str) or found.error is not None or found.dynamic is not None:
             return None
         if name in found.names:

@@ -46,10 +46,16 @@ class Project:
     reading: tuple[Plan, dict[str, list[str]]] | None = None
     # Whether eval files can read each such open file, told once a plan.
     told: tuple[Plan, dict[str, bool]] | None = None
+    # A file outside every workspace folder: the project is that file alone, checked with the
+    # default settings; nothing else of its folder is listed or read.
+    alone: str | None = None
 
     def refresh(self) -> None:
         """Read the settings and list the tree again (a file was made, deleted or renamed, or
         the settings changed)."""
+        if self.alone is not None:
+            self.planned = _alone(self.root, self.alone)
+            return
         # Every finding, as `--format json` gives them: an editor lists each at its place, and
         # a "N more like this" summary would point at none of the rest.
         options = Options(paths=(str(self.root),), cwd=self.root, cache=True, every_finding=True)
@@ -62,6 +68,8 @@ class Project:
             rel = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return None
+        if self.alone is not None:
+            return rel if rel == self.alone and format_of(rel) is not None else None
         return rel if format_of(rel) is not None or self._readable(rel) else None
 
     def _readable(self, rel: str) -> bool:
@@ -261,3 +269,18 @@ class Project:
         seen = {c.path for c in every}
         every += [Change("M", p, p) for p in paths if p not in seen]
         return load_baseline(repo, base, config, every=every)
+
+
+def _alone(root: Path, name: str) -> Plan:
+    """The plan of a project that is one file: the default settings (a settings file beside
+    it is not the workspace's to read), and a tree of that file only."""
+    from evallint.config import Config
+    from evallint.rules import ALL_RULES
+    from evallint.session.selection import Selection
+
+    # Rules that read other files or the project would report what they cannot see as
+    # missing: only the file's own rules run.
+    others = tuple(r.id for r in ALL_RULES if r.uses_project or r.reads_files)
+    config = Config(ignore=others)
+    chosen = Selection([name], [name], [], None)
+    return Plan(root, False, replace(config, max_repeats=0), chosen, root, config.max_repeats)

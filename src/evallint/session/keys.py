@@ -14,18 +14,21 @@ _TYPING = re.compile(r"^(\s*)((?:-\s+)*)([\w$.-]*)$")
 # A line that holds a key: indentation, list dashes, the key.
 _KEYED = re.compile(r"""^(\s*)((?:-\s+)*)(["']?)([^\s#:"'][^:#"']*)\3\s*:(?:\s|$)""")
 _MAX_DEPTH = 64
+# How much of a line the key patterns read: a key is far shorter, and a pattern run over a
+# 100 KB line of spaces backtracks quadratically (a folded line blocked the server 10 s).
+_MAX_KEY_LINE = 512
 
 
 def key_path(lines: Sequence[str], row: int, before: str) -> list[str] | None:
     """The keys of the mappings that hold the key being written on `row` (0-based), outermost
     first, read from the indentation of the lines above; None when no key is being written."""
-    typing = _TYPING.match(before)
+    typing = _TYPING.match(before) if len(before) <= _MAX_KEY_LINE else None
     if typing is None:
         return None
     column = len(typing.group(1)) + len(typing.group(2))
     path: list[str] = []
     for line in reversed(lines[:row]):
-        keyed = _KEYED.match(line)
+        keyed = _KEYED.match(line, 0, _MAX_KEY_LINE)
         if keyed is None:
             continue
         at = len(keyed.group(1)) + len(keyed.group(2))
