@@ -182,3 +182,52 @@ def test_json_report_keeps_its_shape_with_a_baseline(tmp_path: Path, run: Run) -
     run("check", "--write-baseline", "accepted.json", cwd=repo.root)
     _, out, _ = run("check", "--format", "json", "--baseline", "accepted.json", cwd=repo.root)
     assert json.loads(out)["diagnostics"] == []
+
+
+def test_a_version_finding_says_when_the_change_is_a_typo(tmp_path: Path, run: Run) -> None:
+    repo = _examples(tmp_path / "repo")
+    _edit(repo, "datasets/support_refunds.yaml", '    input: "I bought', '    inptu: "I bought')
+    repo.git("commit", "-qam", "typo")
+    _, out, _ = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
+    (version,) = [d for d in json.loads(out)["diagnostics"] if d["rule"] == "version-not-bumped"]
+    assert version["message"].endswith(
+        "(the change is the misspelt key 'inptu': fix it first, and the bump may not be needed)"
+    )
+
+
+# Edits of the examples a branch might make: (file, old, new).
+EDITS = [
+    ("rubrics/helpful_tone.yaml", "threshold: 0.7", "threshold: 0.8"),
+    ("rubrics/helpful_tone.yaml", "weight: 2", "weight: 3"),
+    ("datasets/support_refunds.yaml", "    criteria: Says", "    critera: Says"),
+    ("datasets/support_refunds.yaml", '    input: "I bought', '    inptu: "I bought'),
+    ("datasets/support_refunds.yaml", "30 days of delivery", "14 days of delivery"),
+    ("rubrics/support_answer.yaml", "rubric/helpful_tone@1", "rubric/helpful_tone@1.0"),
+    ("judges/tone.yaml", "version:", "verison:"),
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fix_in_diff_mode_introduces_no_finding_on_random_edits(
+    tmp_path: Path, run: Run, seed: int
+) -> None:
+    """After `check --diff main --fix`, `check --diff main` finds nothing the fix made: every
+    finding left was there before the fix (by file and rule), and no pin dangles."""
+    import random
+
+    repo = _examples(tmp_path / "repo")
+    for path, old, new in random.Random(seed).sample(EDITS, 3):
+        text = (repo.root / path).read_text(encoding="utf-8")
+        if old in text:
+            _edit(repo, path, old, new)
+    repo.git("commit", "-qam", "edits")
+
+    def found() -> set[tuple[str, str]]:
+        _, out, _ = run("check", "--diff", "main", "--format", "json", cwd=repo.root)
+        return {(d["path"], d["rule"]) for d in json.loads(out)["diagnostics"]}
+
+    before = found()
+    run("check", "--diff", "main", "--fix", cwd=repo.root)
+    after = found()
+    assert after <= before, (seed, after - before)
+    assert not {rule for _, rule in after} & {"unknown-ref-version", "unknown-ref"}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from evallint.config import Config
 from evallint.engine import backed, index, parallel
 from evallint.engine.file import Run, active_rules, base_of, check_entry, context
+from evallint.engine.fold import fold
 from evallint.engine.readers import readers
 from evallint.engine.summary import Store
 from evallint.io.source import Overlay, Source
@@ -213,7 +214,7 @@ def _check_companions(
 
 def _report(run: Run, entries: Sequence[Entry], checked: int, started: float) -> Report:
     run.diagnostics.sort(key=Diagnostic.sort_key)
-    run.diagnostics = _once(run.diagnostics)
+    run.diagnostics = fold(_once(run.diagnostics))
     notes = (run.baseline.note(),) if run.baseline else ()
     # One label a kind, shared by its files: a text per file would be a large run's peak.
     labels = {
