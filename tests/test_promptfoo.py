@@ -220,14 +220,17 @@ def test_a_variable_no_test_sets_is_found_at_the_test() -> None:
     tests set `topic`."""
     text = CONFIG.replace('{{question}}"', '{{question}} as {{ persona | upper }}"')
     diags = lint_files({**GIVEN, "promptfooconfig.yaml": text})
-    assert [(d.span.line, d.span.column, d.rule) for d in diags] == [
-        (11, 11, "promptfoo-missing-var")
+    # The tests of the test files its glob names (`file://cases/*.yaml`) lack it too.
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in diags] == [
+        ("cases/more.yaml", 1, 9, "promptfoo-missing-var"),
+        ("promptfooconfig.yaml", 11, 11, "promptfoo-missing-var"),
     ]
-    assert "{{persona}}" in diags[0].message
+    assert "{{persona}}" in diags[1].message
     # The prompt file's variables count too; defaultTest.vars supply every test.
     given = {**GIVEN, "prompts/summary.txt": "{% set tone = 'kind' %}{{tone}} {{topic}}\n"}
-    assert [d.rule for d in lint_files({**given, "promptfooconfig.yaml": CONFIG})] == [
-        "promptfoo-missing-var"
+    assert [(d.path, d.rule) for d in lint_files({**given, "promptfooconfig.yaml": CONFIG})] == [
+        ("cases/more.yaml", "promptfoo-missing-var"),
+        ("promptfooconfig.yaml", "promptfoo-missing-var"),
     ]
     supplied = CONFIG.replace("defaultTest:\n", "defaultTest:\n  vars: {topic: refunds}\n")
     assert lint_files({**given, "promptfooconfig.yaml": supplied}) == []
@@ -329,20 +332,26 @@ def _diff(repo: Repo) -> list[tuple[str, int, str]]:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        # A prompt file's new variable that no test sets.
-        ({"prompts/summary.txt": "Summarise for {{persona}}: {{question}}\n"}, 11),
+        # A prompt file's new variable that no test sets (nor those of `cases/*.yaml`).
+        (
+            {"prompts/summary.txt": "Summarise for {{persona}}: {{question}}\n"},
+            [("cases/more.yaml", 1), ("promptfooconfig.yaml", 11)],
+        ),
         # A script's function renamed under the config that calls it.
-        ({"checks.py": "def grade_it(output, context):\n    return True\n"}, 19),
+        (
+            {"checks.py": "def grade_it(output, context):\n    return True\n"},
+            [("promptfooconfig.yaml", 19)],
+        ),
     ],
 )
 def test_a_diff_that_changes_a_file_a_config_reads_checks_the_config(
-    tmp_path: Path, change: dict[str, str], expected: int
+    tmp_path: Path, change: dict[str, str], expected: list[tuple[str, int]]
 ) -> None:
     repo = Repo(tmp_path / "repo")
     repo.commit({**GIVEN, "promptfooconfig.yaml": CONFIG})
     repo.git("checkout", "-q", "-b", "change")
     repo.commit(change)
-    assert [(path, line) for path, line, _ in _diff(repo)] == [("promptfooconfig.yaml", expected)]
+    assert [(path, line) for path, line, _ in _diff(repo)] == expected
 
 
 @pytest.mark.parametrize(
@@ -546,3 +555,51 @@ def test_a_test_file_evallint_cannot_read_is_an_error_never_a_silent_pass() -> N
         ("promptfooconfig.yaml", 23, 5, "promptfoo-test-file")
     ]
     assert found[0].message == "cases.csv is over max-file-size: its tests were not checked"
+
+
+EXTERNAL = 'prompts: ["Answer: {{q}}"]\nproviders: [echo]\ntests: {}\n'
+BROKEN_TESTS = (
+    "- vars: {q: hi}\n  asserts:\n    - type: contains\n      value: x\n"
+    "- vars: {q: ho}\n  assert:\n    - {type: containz, value: y, valeu: z}\n"
+    "    - {type: similar, value: y, threshold: 8}\n"
+)
+
+
+def _placed(files: dict[str, str]) -> list[tuple[str, int, int, str]]:
+    return sorted((d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files))
+
+
+@pytest.mark.parametrize(
+    ("named", "path"),
+    [
+        ("file://tests.yaml", "tests.yaml"),
+        ("tests.yaml", "tests.yaml"),
+        ("file://cases/*.yaml", "cases/more.yaml"),
+        ("[file://tests.yaml]", "tests.yaml"),
+    ],
+)
+def test_the_tests_of_a_test_file_are_checked_there(named: str, path: str) -> None:
+    """promptfoo reads a test file's tests as the config's own: each test rule checks them, at
+    their lines in the file (they were skipped as "no kind matches")."""
+    files = {"promptfooconfig.yaml": EXTERNAL.format(named), path: BROKEN_TESTS}
+    assert _placed(files) == [
+        (path, 2, 3, "promptfoo-dropped-key"),
+        (path, 7, 14, "promptfoo-assertion-type"),
+        (path, 7, 34, "promptfoo-unknown-key"),
+        (path, 8, 44, "promptfoo-threshold-scale"),
+    ]
+
+
+def test_a_jsonl_test_file_is_checked_line_by_line() -> None:
+    cases = '{"vars": {"q": "hi"}}\n{"vars": {"q": "ho"}, "assert": [{"type": "containz"}]}\n'
+    files = {"promptfooconfig.yaml": EXTERNAL.format("file://cases.jsonl"), "cases.jsonl": cases}
+    assert _placed(files) == [("cases.jsonl", 2, 43, "promptfoo-assertion-type")]
+
+
+def test_a_test_file_two_configs_name_gets_each_finding_once() -> None:
+    files = {
+        "a/promptfooconfig.yaml": EXTERNAL.format("file://../tests.yaml"),
+        "b/promptfooconfig.yaml": EXTERNAL.format("file://../tests.yaml"),
+        "tests.yaml": BROKEN_TESTS,
+    }
+    assert len(_placed(files)) == 4

@@ -16,7 +16,7 @@ from evallint.kinds import promptfoo
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.api import function_error, held_keys
 from evallint.rules.base import rule
-from evallint.rules.promptfoo_files import refs_of
+from evallint.rules.promptfoo_files import named_tests, refs_of
 from evallint.suggest import sole, suggest
 
 if TYPE_CHECKING:
@@ -42,10 +42,35 @@ def _tests(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
                 yield ("scenarios", i, part, j), test
 
 
-def _assertions(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
-    """Each assertion of a config, an `assert-set`'s members too, and the reusable ones of
-    `assertionTemplates` (an assertion that is a `$ref` to one is checked there)."""
-    todo = [((*at, "assert"), test) for at, test in _tests(data)]
+def file_tests(doc: Document, ctx: Context) -> Iterator[tuple[str, Pointer, dict[str, JSON]]]:
+    """(file, where, test) of each test of the YAML, JSON and JSONL test files the config
+    names (`tests: file://tests.yaml`, a bare path, a glob): promptfoo reads them as it reads
+    the config's own tests, so the test rules check them, placing findings in the file. A file
+    several configs name gets each finding once (the engine drops repeats)."""
+    for _, found in named_tests(doc, ctx):
+        if found.fmt != "csv":
+            for i, test in promptfoo.indexed(found.data):
+                yield found.path, (i,), test
+
+
+def _everywhere(
+    doc: Document, ctx: Context
+) -> Iterator[tuple[str | None, Pointer, dict[str, JSON]]]:
+    """(file, where, assertion) of the config's assertions (file None) and its test files'."""
+    for at, check in _assertions(doc.data):
+        yield None, at, check
+    for path, at, test in file_tests(doc, ctx):
+        for where, check in _assertions(None, [(at, test)]):
+            yield path, where, check
+
+
+def _assertions(
+    data: JSON, tests: list[tuple[Pointer, dict[str, JSON]]] | None = None
+) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
+    """Each assertion of a config (or of `tests`), an `assert-set`'s members too, and the
+    reusable ones of `assertionTemplates` (an assertion that is a `$ref` to one is checked
+    there)."""
+    todo = [((*at, "assert"), test) for at, test in (_tests(data) if tests is None else tests)]
     templates = data.get("assertionTemplates") if isinstance(data, dict) else None
     for name, check in templates.items() if isinstance(templates, dict) else ():
         if isinstance(check, dict):
@@ -59,7 +84,14 @@ def _assertions(data: JSON) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
                 todo.append(((*at, j, "assert"), check))
 
 
-@rule("promptfoo-assertion-type", Severity.ERROR, kinds=KINDS, fixable=True, precision="high")
+@rule(
+    "promptfoo-assertion-type",
+    Severity.ERROR,
+    kinds=KINDS,
+    fixable=True,
+    precision="high",
+    reads_files=True,
+)
 def promptfoo_assertion_type(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An assertion's `type` is none promptfoo runs.
 
@@ -85,11 +117,11 @@ def promptfoo_assertion_type(doc: Document, ctx: Context) -> Iterator[Finding]:
                 value: "30 days"
     """
     known, plain = promptfoo.KNOWN_TYPES, promptfoo.ASSERTION_TYPES
-    for at, check in _assertions(doc.data):
+    for path, at, check in _everywhere(doc, ctx):
         written = check.get("type")
         if not isinstance(written, str):
             if "type" in check:
-                yield Finding((*at, "type"), f"assertion type {written!r} is not text")
+                yield Finding((*at, "type"), f"assertion type {written!r} is not text", path=path)
             continue
         if written in known or written.startswith("promptfoo:redteam:"):
             continue
@@ -103,6 +135,7 @@ def promptfoo_assertion_type(doc: Document, ctx: Context) -> Iterator[Finding]:
             (*at, "type"),
             f"unknown assertion type {written!r}: promptfoo fails it at eval{tail}",
             fix=fix,
+            path=path,
         )
 
 
@@ -126,12 +159,53 @@ def _unknown(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str, str | 
             yield obj.pointer, key, hint, hint in _DECIDING and hint in obj.known
 
 
+_KEYS: dict[str, frozenset[str]] = {}
+
+
+def _test_keys() -> dict[str, frozenset[str]]:
+    """The keys promptfoo keeps of a test and of an assertion (the schema's), read once."""
+    if not _KEYS:
+        from evallint.validation.schemas import load_schema
+
+        parts = load_schema("promptfoo").get("definitions", {})
+        for part in ("test", "assertion"):
+            _KEYS[part] = frozenset(parts.get(part, {}).get("properties", {}))
+    return _KEYS
+
+
+def _file_unknown(
+    doc: Document, ctx: Context
+) -> Iterator[tuple[str, Pointer, str, str | None, bool]]:
+    """(file, object, key, hint, drops checks) for each key promptfoo does not read in the
+    tests of the test files the config names, and in their assertions: the schema's test and
+    assertion keys, as promptfoo keeps them."""
+    for path, at, test in file_tests(doc, ctx):
+        known = _test_keys()
+        objects = [(at, test, known["test"])]
+        objects += [
+            (where, check, known["assertion"]) for where, check in _assertions(None, [(at, test)])
+        ]
+        for pointer, obj, keys in objects:
+            free = [k for k in keys if k not in obj]
+            for key in obj:
+                if key not in keys:
+                    hint = suggest(key, free)
+                    yield path, pointer, key, hint, hint in _DECIDING
+
+
 def _renamed(pointer: Pointer, key: str, hint: str | None, free: frozenset[str]) -> Fix | None:
     only = sole(key, free) if hint else None
     return Fix((*pointer, key), key, only, on_key=True) if only else None
 
 
-@rule("promptfoo-dropped-key", Severity.ERROR, kinds=KINDS, fixable=True, precision="high")
+@rule(
+    "promptfoo-dropped-key",
+    Severity.ERROR,
+    kinds=KINDS,
+    fixable=True,
+    precision="high",
+    reads_files=True,
+)
 def promptfoo_dropped_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A misspelt `assert` or `threshold`: promptfoo drops it, and the test passes unchecked.
 
@@ -157,7 +231,8 @@ def promptfoo_dropped_key(doc: Document, ctx: Context) -> Iterator[Finding]:
               - type: contains
                 value: "30 days"
     """
-    for pointer, key, hint, drops in _unknown(doc, ctx):
+    found = [(None, *u) for u in _unknown(doc, ctx)] + list(_file_unknown(doc, ctx))
+    for path, pointer, key, hint, drops in found:
         if drops:
             free = frozenset([hint]) if hint else frozenset()
             lost = _LOST["assert" if hint == "assert" else "threshold"]
@@ -166,6 +241,7 @@ def promptfoo_dropped_key(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"unknown key {key!r}: promptfoo drops it, {lost}; did you mean {hint!r}?",
                 on_key=True,
                 fix=_renamed(pointer, key, hint, free),
+                path=path,
             )
     for at, test in _tests(doc.data):
         held = test.get("vars")
@@ -178,7 +254,14 @@ def promptfoo_dropped_key(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule("promptfoo-unknown-key", Severity.WARNING, kinds=KINDS, fixable=True, precision="high")
+@rule(
+    "promptfoo-unknown-key",
+    Severity.WARNING,
+    kinds=KINDS,
+    fixable=True,
+    precision="high",
+    reads_files=True,
+)
 def promptfoo_unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A key promptfoo does not read: it is dropped when the config loads.
 
@@ -195,7 +278,8 @@ def promptfoo_unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         prompts: ["Summarise: {{text}}"]
         providers: [openai:gpt-4.1-mini]
     """
-    for pointer, key, hint, drops in _unknown(doc, ctx):
+    found = [(None, *u) for u in _unknown(doc, ctx)] + list(_file_unknown(doc, ctx))
+    for path, pointer, key, hint, drops in found:
         if drops:
             continue
         tail = f"; did you mean {hint!r}?" if hint else ""
@@ -205,6 +289,7 @@ def promptfoo_unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
             f"unknown key {key!r}: promptfoo drops it{tail}",
             on_key=True,
             fix=_renamed(pointer, key, hint, free),
+            path=path,
         )
 
 
@@ -230,7 +315,7 @@ UNIT_SCALE = frozenset(
 )
 
 
-@rule("promptfoo-threshold-scale", Severity.ERROR, kinds=KINDS, precision="high")
+@rule("promptfoo-threshold-scale", Severity.ERROR, kinds=KINDS, precision="high", reads_files=True)
 def promptfoo_threshold_scale(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A threshold outside its assertion's 0..1 scale: the assertion always passes or never does.
 
@@ -258,7 +343,7 @@ def promptfoo_threshold_scale(doc: Document, ctx: Context) -> Iterator[Finding]:
                 value: Refunds are possible for 30 days.
                 threshold: 0.8
     """
-    for at, check in _assertions(doc.data):
+    for path, at, check in _everywhere(doc, ctx):
         kind, limit = check.get("type"), check.get("threshold")
         if not isinstance(kind, str) or kind.removeprefix("not-") not in UNIT_SCALE:
             continue
@@ -267,6 +352,7 @@ def promptfoo_threshold_scale(doc: Document, ctx: Context) -> Iterator[Finding]:
                 (*at, "threshold"),
                 f"{kind.removeprefix('not-')} scores from 0 to 1; a threshold of {limit} "
                 "decides nothing (the assertion always passes, or never does)",
+                path=path,
             )
 
 

@@ -66,12 +66,24 @@ def _find_test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str
     from evallint.parse import format_of
 
     for ref in refs_of(doc):
-        if ref.glob or not ref.pointer or ref.pointer[0] != "tests" or ref.function:
+        if not ref.pointer or ref.pointer[0] != "tests" or ref.function:
             continue
         for place in candidates(doc.path, ref, ctx.root_name)[:1]:
-            readable = format_of(place) is not None or place.lower().endswith(".csv")
-            if place in ctx.files and readable and ctx.others is not None:
-                yield ref.pointer, place, ctx.others.parsed(place)
+            for path in _globbed(place, ctx.files) if ref.glob else (place,):
+                readable = format_of(path) is not None or path.lower().endswith(".csv")
+                if path in ctx.files and readable and ctx.others is not None:
+                    yield ref.pointer, path, ctx.others.parsed(path)
+
+
+def _globbed(pattern: str, files: frozenset[str]) -> list[str]:
+    """The project's files a test-file glob (`tests/*.yaml`) names, in order; matched in time
+    linear in each path, whatever the pattern."""
+    from evallint.config import Glob
+
+    glob = Glob(pattern)
+    folder = pattern.split("*", 1)[0].rpartition("/")[0]
+    start = f"{folder}/" if folder else ""
+    return sorted(f for f in files if f.startswith(start) and glob.match(f))
 
 
 @rule("promptfoo-test-file", Severity.ERROR, kinds=KINDS, reads_files=True)
