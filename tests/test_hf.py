@@ -3,7 +3,7 @@ checked as the Hub, Inspect AI and `huggingface_hub` read them, at exact lines a
 
 from __future__ import annotations
 
-from conftest import found
+from conftest import found, lint_files
 
 BENCHMARK = """\
 name: Tiny Bench
@@ -131,3 +131,14 @@ def test_broken_hub_files_fail_closed() -> None:
     assert _at("eval.yaml", "name: B\nevaluation_framework: [\n") == [(3, 1, "parse-error")]
     assert _at("m/.eval_results/r.yaml", "- dataset: {id: a/b\n") == [(2, 1, "parse-error")]
     assert _at("evals/x/eval.yaml", "title: T\ntasks:\n  - name: [t\n") == [(4, 1, "parse-error")]
+
+
+def test_task_keys_at_the_top_level_are_errors_naming_the_task() -> None:
+    text = (
+        "name: Demo\ndescription: d\nevaluation_framework: inspect-ai\n"
+        "field_spec: {input: question, target: answer}\nscorers: [{name: match}]\n"
+        "tasks:\n  - id: demo\n    solvers: [{name: generate}]\n"
+    )
+    found = [d for d in lint_files({"eval.yaml": text}) if d.rule == "hf-misplaced-task-key"]
+    assert [(d.span.line, d.span.column) for d in found] == [(4, 1), (5, 1)]
+    assert found[0].message.endswith("move it into the task 'demo'")

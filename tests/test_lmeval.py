@@ -549,3 +549,56 @@ def test_a_bump_is_offered_only_for_a_version_that_is_a_plain_number() -> None:
     ]
     # No fix where the harness's "by 1" has no plain reading, nor for hostile text.
     assert {_raised_by_one(v) for v in (True, None, "v1", "²", "1.²", "9" * 5000, 1e300)} == {None}
+
+
+def test_an_include_of_any_name_is_read_as_yaml() -> None:
+    """The harness loads an include as YAML whatever its name: a `.txt` template was a false
+    lm-eval-include error ("holds no mapping")."""
+    template = "dataset_path: d\noutput_type: generate_until\ndoc_to_text: q\n"
+    files = {"tasks/_tmpl.txt": template, "tasks/demo.yaml": "include: _tmpl.txt\ntask: demo\n"}
+    assert lint_files(files) == []
+
+
+def test_a_task_with_a_group_never_registers() -> None:
+    """0.4.13 indexes a config with `group` as a group: the task is no registered name."""
+    own = "group: suite\ntask: demo\ndataset_path: d\noutput_type: generate_until\n"
+    found = lint_files({"tasks/demo.yaml": own})
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in found] == [
+        ("tasks/demo.yaml", 1, 1, "lm-eval-group-task")
+    ]
+    assert "write `tag: suite`" in found[0].message
+    # Inherited from a template: reported once, on the template's key.
+    template = "group: suite\ndataset_path: d\noutput_type: generate_until\n"
+    child = "include: _t_yaml\ntask: demo_{}\ndoc_to_text: q\n"
+    files = {"tasks/_t_yaml": template, **{f"tasks/{n}.yaml": child.format(n) for n in "ab"}}
+    assert [(d.path, d.span.line, d.rule) for d in lint_files(files)] == [
+        ("tasks/_t_yaml", 1, "lm-eval-group-task")
+    ]
+    # A group file (task: a list) and a Python task with a group are what they say.
+    group = "group: suite\ntask: [demo_a, demo_b]\n"
+    python = "group: suite\ntask: demo_py\nclass: !function task.Demo\n"
+    module = "class Demo:\n    pass\n"
+    files = {"tasks/suite.yaml": group, "tasks/py.yaml": python, "tasks/task.py": module}
+    assert [d.rule for d in lint_files(files) if d.rule == "lm-eval-group-task"] == []
+
+
+def test_two_configs_of_one_task_name_are_an_error_on_the_later() -> None:
+    first = "task: demo\ndataset_path: demo/a\noutput_type: generate_until\ndoc_to_text: q\n"
+    files = {"tasks/a/demo.yaml": first, "tasks/b/demo.yaml": first.replace("/a", "/b")}
+    found = lint_files(files)
+    assert [(d.path, d.span.line, d.span.column, d.rule) for d in found] == [
+        ("tasks/b/demo.yaml", 1, 7, "lm-eval-duplicate-task")
+    ]
+    assert "registered by tasks/a/demo.yaml" in found[0].message
+
+
+def test_a_function_path_the_harness_cannot_import_is_an_error() -> None:
+    """0.4.13 turns the dots of `../shared/utils` into folders (`///shared/utils.py`): an
+    error, where it was a note."""
+    task = "task: demo\ndataset_path: d\nprocess_docs: !function ../shared/utils.f\n"
+    files = {"tasks/demo/demo.yaml": task, "tasks/shared/utils.py": "def f(d):\n    return d\n"}
+    found = lint_files(files)
+    assert [(d.span.line, d.rule, d.severity.label) for d in found] == [
+        (3, "lm-eval-function", "error")
+    ]
+    assert "///shared/utils.py" in found[0].message

@@ -263,3 +263,40 @@ def test_version_rules_on_real_task_histories(tmp_path: Path) -> None:
         ("tasks/hellaswag/hellaswag.yaml", 22, "lm-eval-version-not-bumped"),
         ("tasks/mmlu/default/_default_template_yaml", version_line, "lm-eval-version-not-bumped"),
     ]
+
+
+INDEXED = """
+import json, sys
+from pathlib import Path
+from lm_eval.tasks._index import TaskIndex
+index = TaskIndex.build([Path(sys.argv[1])])
+print(json.dumps({k: [v.kind.name, str(v.yaml_path)] for k, v in index.items()}))
+"""
+
+
+def test_the_harness_index_drops_what_the_index_rules_report(tmp_path: Path) -> None:
+    """A task config with `group` registers a group, not the task; of two configs with one
+    task name the later is skipped: lm-eval 0.4.13's own index says so, and evallint reports
+    exactly those two files."""
+    oracle = _oracle_python()
+    root = tmp_path / "t"
+    (root / "b").mkdir(parents=True)
+    task = "task: {}\ndataset_path: d\noutput_type: generate_until\ndoc_to_text: q\n"
+    (root / "demo.yaml").write_text("group: suite\n" + task.format("demo"))
+    (root / "a.yaml").write_text(task.format("demo2"))
+    (root / "b/a.yaml").write_text(task.format("demo2").replace("path: d", "path: e"))
+    done = subprocess.run(
+        [str(oracle), "-c", INDEXED, str(root)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    index = json.loads(done.stdout.splitlines()[-1])
+    assert index == {
+        "suite": ["GROUP", str(root / "demo.yaml")],
+        "demo2": ["TASK", str(root / "a.yaml")],
+    }
+    files = ["a.yaml", "b/a.yaml", "demo.yaml"]
+    report = lint(files, FsSource(root), Config(), tree=files)
+    assert sorted((d.path, d.rule) for d in report.diagnostics) == [
+        ("b/a.yaml", "lm-eval-duplicate-task"),
+        ("demo.yaml", "lm-eval-group-task"),
+    ]

@@ -177,6 +177,7 @@ TASK = Kind(
     # builds the task: a misspelt `higher_is_better` takes the metric's default.
     warns=frozenset({"duplicate-key", "key-typo"}),
     editor_globs=(),
+    shared=("task",),  # lm-eval-duplicate-task compares it across files
 )
 
 KINDS = (TASK,)

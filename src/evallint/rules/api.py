@@ -115,15 +115,17 @@ class Others:
             return f"cannot be read: {exc.strerror or exc}"
         return found if isinstance(found, bytes) else "is over max-file-size"
 
-    def parsed(self, path: str) -> Document | str:
+    def parsed(self, path: str, fmt: Format | None = None) -> Document | str:
         """A listed file parsed by its format (CSV by its name too), as YAML when its name has
         none (`include:` templates often have no extension), with no kind: the document, or
-        why there is none."""
-        found = self._raw.get(path)
+        why there is none. `fmt`: the format its reader reads whatever the name (the harness
+        reads any include as YAML, `.txt` too)."""
+        key = path if fmt is None else f"{fmt}:{path}"
+        found = self._raw.get(key)
         if found is None:
             raw = self.raw(path)
-            fmt = format_of(path) or _READ_AS.get(path[path.rfind(".") :].lower(), "yaml")
-            found = self._raw[path] = raw if isinstance(raw, str) else parse(path, raw, fmt)
+            fmt = fmt or format_of(path) or _READ_AS.get(path[path.rfind(".") :].lower(), "yaml")
+            found = self._raw[key] = raw if isinstance(raw, str) else parse(path, raw, fmt)
         return found
 
     def python(self, path: str) -> Module | str:

@@ -102,6 +102,53 @@ _TIMESTAMP = re.compile(
 )
 
 
+# Keys only an Inspect AI task holds (never a benchmark's top level).
+_TASK_KEYS = ("field_spec", "solvers", "scorers")
+
+
+@rule("hf-misplaced-task-key", Severity.ERROR, kinds=(hf.BENCHMARK,), precision="high")
+def hf_misplaced_task_key(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A task's key written at the top level of an `inspect-ai` benchmark: Inspect never reads it.
+
+    Inspect AI builds each task of `tasks` from the task's own `field_spec`, `solvers` and
+    `scorers`; the same keys at the top level are not a default for the tasks, and the task
+    that lacks them is refused. Reported on each such key, naming the task it belongs in.
+
+    Bad (eval.yaml):
+        name: Tiny Bench
+        description: A small benchmark.
+        evaluation_framework: inspect-ai
+        field_spec: {input: question, target: answer}
+        tasks:
+          - id: tiny
+            solvers: [{name: generate}]
+            scorers: [{name: match}]
+    Good (eval.yaml):
+        name: Tiny Bench
+        description: A small benchmark.
+        evaluation_framework: inspect-ai
+        tasks:
+          - id: tiny
+            field_spec: {input: question, target: answer}
+            solvers: [{name: generate}]
+            scorers: [{name: match}]
+    """
+    data = doc.data if isinstance(doc.data, dict) else {}
+    if data.get("evaluation_framework") != "inspect-ai":
+        return
+    ids = [t.get("id") for _, t in items(data, "tasks")]
+    named = [i for i in ids if isinstance(i, str)]
+    where = f"the task {named[0]!r}" if len(ids) == 1 and named else "each task of `tasks`"
+    for key in _TASK_KEYS:
+        if key in data:
+            yield Finding(
+                (key,),
+                f"{key!r} is a task's key written at the top level: Inspect AI reads it only "
+                f"inside a task; move it into {where}",
+                on_key=True,
+            )
+
+
 @rule("hf-unquoted-date", Severity.WARNING, kinds=(hf.RESULTS,), fixable=True)
 def hf_unquoted_date(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A result's `date` is written unquoted, so YAML reads it as a date object, not as text.

@@ -105,7 +105,8 @@ class _Loader:
         if depth >= MAX_INCLUDE_DEPTH:
             return f"include {written!r} is {depth} includes deep; it is not followed", None
         others = self.ctx.others
-        doc = others.parsed(target) if others is not None else "cannot be read"
+        # The harness loads any include as YAML, whatever its name (`_template.txt`).
+        doc = others.parsed(target, "yaml") if others is not None else "cannot be read"
         if isinstance(doc, str):
             return f"include {written!r}: {target} {doc}", None
         if not doc.ok:
@@ -151,6 +152,14 @@ def _verdict(folder: str, spec: str, ctx: Context) -> Verdict:
     module, _, name = spec.strip().rpartition(".")
     if not module or not name:
         return Verdict(f"!function {spec!r} names no module: the harness needs `module.name`")
+    if "/" in module or "\\" in module or module.startswith("."):
+        # 0.4.13 makes every dot a folder (`../shared/utils` is `///shared/utils.py`, from
+        # the file system's root) and then imports the text as a module name: neither loads.
+        return Verdict(
+            f"!function {spec!r}: the harness turns each dot of {module!r} into a folder "
+            f"({module.replace('.', '/')}.py, no file it can load) and cannot import it as a "
+            "module; name a module beside the config (`utils.fn`), or below it with dots"
+        )
     tried = lmeval.module_paths(folder, module)
     local = next((p for p in tried if p in ctx.files), tried[0])
     if local not in ctx.files or ctx.others is None:
