@@ -34,7 +34,7 @@ tests:
         value: file://checks.py:grade
       - type: llm-rubric
         value: Says the window is 30 days
-        threshold: 8
+        threshold: 0.9
   - file://cases/*.yaml
 """
 GIVEN = {
@@ -603,3 +603,45 @@ def test_a_test_file_two_configs_name_gets_each_finding_once() -> None:
         "tests.yaml": BROKEN_TESTS,
     }
     assert len(_placed(files)) == 4
+
+
+def test_prompts_promptfoo_cannot_load() -> None:
+    config = (
+        "prompts:\n"
+        "  - {id: file://prompts/summary.txt}\n"
+        "  - {raw: 'Answer: {{question}}', label: plain}\n"
+        "  - 'Answer in English/French: {{question}}'\n"
+        "  - Give a score from 1 to 2.55\n"
+        "  - |\n    Answer in English/French: {{question}}\n"
+        "  - file://prompts/*.txt\n"
+        "providers: [openai:gpt-4.1-mini]\ntests:\n  - vars: {question: Refunds?}\n"
+    )
+    found = [
+        (d.span.line, d.span.column, d.rule)
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": config})
+        if d.rule == "promptfoo-prompt"
+    ]
+    assert found == [
+        (2, 5, "promptfoo-prompt"),
+        (4, 5, "promptfoo-prompt"),
+        (5, 5, "promptfoo-prompt"),
+    ]
+
+
+def test_an_llm_rubric_threshold_above_one_with_the_default_prompt() -> None:
+    text = CONFIG.replace("threshold: 0.9", "threshold: 8")
+    found = [
+        d
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": text})
+        if d.rule == "promptfoo-rubric-threshold"
+    ]
+    assert [(d.span.line, d.span.column) for d in found] == [(22, 20)]
+    assert "use 0.8 for a 0..10 scale" in found[0].message
+    custom = text.replace(
+        "defaultTest:\n", "defaultTest:\n  options: {rubricPrompt: 'Score 0-10'}\n"
+    )
+    assert [
+        d.rule
+        for d in lint_files({**GIVEN, "promptfooconfig.yaml": custom})
+        if d.rule == "promptfoo-rubric-threshold"
+    ] == []

@@ -160,6 +160,13 @@ CASES: list[Case] = [
         (),
         "",
     ),
+    # Prompts as promptfoo 0.123 reads them (the case's text is the `prompts` value).
+    ("prompt-object", "[{id: 'Answer: {{question}}'}]", True, ("promptfoo-prompt",), ""),
+    ("prompt-labelled", "[{raw: 'Answer: {{question}}', label: a}]", False, (), ""),
+    ("prompt-slash", "['Answer in English/French: {{question}}']", True, ("promptfoo-prompt",), ""),
+    ("prompt-dot", "['Answer with a score up to 2.55']", True, ("promptfoo-prompt",), ""),
+    ("prompt-question", "['Is 1/2 more than 1/3, {{question}}?']", False, (), ""),
+    ("prompt-block", "\n  - |\n    Answer in English/French: {{question}}\n", False, (), ""),
 ]
 
 
@@ -167,6 +174,10 @@ def _config(case: Case) -> str:
     name, test = case[0], case[1]
     if name == "missing-prompt-file":
         return BASE.replace('["Answer: {{question}}"]', "[file://prompts/nope.txt]")
+    if name.startswith("prompt-"):
+        return BASE.replace(
+            '["Answer: {{question}}"]\n', test + ("" if test.endswith("\n") else "\n")
+        )
     if name.startswith("provider-"):
         return BASE.replace("providers: [echo]\n", test)
     return BASE.split("tests:\n")[0] + "tests:\n" + test

@@ -173,6 +173,27 @@ _NAMED = (
 )
 
 
+# What glob's `hasMagic` (which promptfoo asks) sees as a pattern: `*`, `?`, a `[...]` class.
+# Braces are not magic to it: `{{question}}` is text.
+_MAGIC = re.compile(r"[*?]|\[[^\]]+\]")
+_REGISTRIES = ("portkey://", "langfuse://", "helicone://")
+
+
+def reads_as_missing_path(text: str) -> bool:
+    """A one-line prompt promptfoo takes for a file path (its `maybeFilePath`: a `/`, a
+    backslash, a `.` third or fourth from the end) with an ending no loader of its reads, and
+    no glob magic: promptfoo finds no file and stops ("There are no prompts in ..."), where a
+    text with a line break would have been the prompt."""
+    if "\n" in text or any(r in text for r in _REGISTRIES) or _SCHEME.match(text):
+        return False
+    if text.startswith("exec:") or _MAGIC.search(text):
+        return False
+    if not (any(c in text for c in "/\\") or "." in text[-4:-2]):
+        return False
+    path, _ = split_function(text)
+    return not path.lower().endswith(_PROMPT_FILES)
+
+
 def _prompt_path(text: str) -> bool:
     """A prompt promptfoo reads as a file (its `maybeFilePath`, and a loader for the extension):
     one line, not a prompt registry's address, and a path by its `/`, `*`, backslash, a short

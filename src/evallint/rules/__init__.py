@@ -26,6 +26,7 @@ from evallint.rules import (
     promptfoo,
     promptfoo_csv,
     promptfoo_files,
+    promptfoo_prompts,
     promptfoo_providers,
     promptfoo_vars,
     references,
@@ -64,6 +65,7 @@ FAMILIES = (
     promptfoo_vars,
     promptfoo_csv,
     promptfoo_providers,
+    promptfoo_prompts,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(
