@@ -194,6 +194,11 @@ def import_or_gate(module: str, reason: str) -> None:
 
 
 def shared_or_skip(*parts: str) -> Path:
+    if parts[:1] == ("corpus",) and os.environ.get("EVALLINT_CORPORA") == "0":
+        pytest.skip(
+            "EVALLINT_CORPORA=0: the corpus-wide runs are one stage of CI (.ci/run runs them "
+            "in its first environment), not repeated in each"
+        )
     path = SHARED.joinpath(*parts)
     if not path.exists():
         pytest.skip(

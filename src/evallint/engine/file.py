@@ -1,9 +1,7 @@
-"""One file's diagnostics: its rules run, their findings capped, placed and suppressed.
-
-A large JSONL file comes in chunks (`load.chunks`): each is checked as a document of its own,
-its positions shifted to the file's lines, and the repeat cap counts across all of them, so
-memory stays flat in the file's size and the output is what one whole document would give.
-"""
+"""One file's diagnostics: its rules run, their findings capped, placed and suppressed. A large
+JSONL file comes in chunks (`load.chunks`), each checked as a document of its own with its
+positions shifted to the file's lines and the repeat cap counted across them: memory stays flat
+in the file's size, and the output is what one whole document would give."""
 
 from __future__ import annotations
 
@@ -345,15 +343,12 @@ def read_all(
         if isinstance(found, Skipped):
             skipped.append(found)
         elif isinstance(found, Diagnostic):
-            # A finding about the whole file (parse-error, git-lfs-pointer): at the level the
-            # settings give its rule.
+            # About the whole file (parse-error, git-lfs-pointer): at its rule's level, or unread.
             level = run.levels.get(found.rule)
-            if level is None:  # never dropped unsaid: counted as a file not read
+            if level is None:
                 skipped.append(Skipped(found.path, found.message, unreadable=True))
             else:
-                diagnostics.append(
-                    found if level is found.severity else replace(found, severity=level)
-                )
+                diagnostics.append(replace(found, severity=level))
         else:
             shared = shared_only(found)
             own, waits = _first(found, shared, run, source)

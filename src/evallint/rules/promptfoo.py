@@ -167,7 +167,7 @@ def _test_keys() -> dict[str, frozenset[str]]:
     if not _KEYS:
         from evallint.validation.schemas import load_schema
 
-        parts = load_schema("promptfoo").get("definitions", {})
+        parts = load_schema(promptfoo.CONFIG.schema or "").get("definitions", {})
         for part in ("test", "assertion"):
             _KEYS[part] = frozenset(parts.get(part, {}).get("properties", {}))
     return _KEYS
