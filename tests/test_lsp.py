@@ -434,3 +434,32 @@ def test_completion_on_a_long_line_answers_at_once(tmp_path: Path, client_for: A
     at = {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 100_000}}
     client.request("textDocument/completion", at)
     assert time.perf_counter() - started < 5.0
+
+
+def test_definition_answers_from_the_open_buffers_after_a_check(
+    tmp_path: Path, client_for: Any
+) -> None:
+    """Case 12: after a check, go to definition answered from what that check cached of the
+    files on disk: a rubric's version edited (unsaved) to the one a dataset pins was not
+    found."""
+    root = _git_repo(
+        tmp_path,
+        {
+            "rubrics/refunds.yaml": RUBRIC,
+            "datasets/d.yaml": DATASET.replace("@1.2.0", "@1.3.0"),
+        },
+    )
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "i"],
+        cwd=root,
+        check=True,
+    )
+    client = client_for(root)
+    dataset = client.open("datasets/d.yaml")
+    rubric = client.open("rubrics/refunds.yaml")
+    assert [d["code"] for d in client.published(dataset)] == ["unknown-ref-version"]
+    client.change(rubric, RUBRIC.replace('version: "1.2.0"', 'version: "1.3.0"'))
+    assert client.published(dataset) == []
+    at_ref = {"textDocument": {"uri": dataset}, "position": {"line": 4, "character": 22}}
+    found = client.request("textDocument/definition", at_ref)
+    assert found is not None and found["uri"] == client.uri("rubrics/refunds.yaml")

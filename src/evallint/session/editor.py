@@ -153,8 +153,15 @@ class Project:
         if not isinstance(entry, Entry) or not entry.doc.ok:
             return None
         config, files = planned.config, frozenset(tree)
+        # Every open buffer is read as it stands: the store keeps summaries of the files on
+        # disk, which an unsaved edit (a rubric's version) no longer is.
+        opened = [entry]
+        for other in sorted(p for p in buffers if p != path and format_of(p) is not None):
+            found = read_entry(other, source, config)
+            if isinstance(found, Entry) and found.doc.ok:
+                opened.append(found)
         store = self._store(planned, tree)
-        indexed = index.build([entry], tree, source, config, store=store, files=files)
+        indexed = index.build(opened, tree, source, config, store=store, files=files)
         return entry, indexed.project, files
 
     def _view(self, buffers: Mapping[str, str]) -> tuple[Plan, Source, list[str]]:
