@@ -160,3 +160,26 @@ def test_a_harness_function_in_a_module_over_the_limit_is_said_not_checked() -> 
     found = lint_files({"tasks/demo/demo.yaml": task, "tasks/demo/utils.py": _big_script()})
     assert [(d.span.line, d.rule) for d in found] == [(3, "lm-eval-function-unverified")]
     assert "over the 1,048,576-byte limit" in found[0].message
+
+
+def test_a_csv_test_file_costs_one_pass_however_many_configs_name_it(
+    run: Run, tmp_path: Path
+) -> None:
+    """Case 10: CSV cells cost configs x rows, with difflib for each distinct misspelt type
+    once the hint caches overflowed (400,000 rows: 53 s). Each file is read once a run, each
+    word compared once, and past 2,000 distinct words one finding says how many were not."""
+    rows = ["question,__expected"] + [f"q{i},contians{i}:x" for i in range(200_000)]
+    (tmp_path / "tests.csv").write_text("\n".join(rows) + "\n")
+    config = 'prompts: ["Answer: {{question}}"]\nproviders: [echo]\ntests: file://../tests.csv\n'
+    for name in "abcd":
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "promptfooconfig.yaml").write_text(config)
+    started = time.perf_counter()
+    code, out, _ = run("check", "--no-cache", "--format", "json", ".", cwd=tmp_path)
+    elapsed = time.perf_counter() - started
+    import json
+
+    found = json.loads(out)["diagnostics"]
+    assert code == 0 and elapsed < 5.0, elapsed
+    assert {d["path"] for d in found} == {"tests.csv"}
+    assert any("198,000 more distinct cell prefixes" in d["message"] for d in found)

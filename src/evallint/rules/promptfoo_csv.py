@@ -9,7 +9,6 @@ type makes the cell an `equals` check on its whole text.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -65,15 +64,39 @@ def _cell_type(cell: str) -> str | None:
     return word
 
 
-@functools.lru_cache(maxsize=256)
-def _hint(word: str) -> str | None:
-    """The type a misspelt one most likely means; once a word, however many cells spell it."""
-    return suggest(word, promptfoo.ASSERTION_TYPES)
+# Distinct unknown prefixes one file's cells are compared with the assertion types for: a real
+# file misspells a handful; a hostile one of 400,000 distinct words took minutes of difflib.
+MAX_WORDS = 2000
 
 
-def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
+def _hinted(hints: dict[str, str | None], word: str) -> str | None:
+    """The type a misspelt one most likely means, worked out once a word in the file."""
+    if word not in hints:
+        hints[word] = suggest(word, promptfoo.ASSERTION_TYPES)
+    return hints[word]
+
+
+def _csv_findings(table: Table) -> list[tuple[str, int, int]]:
     """(message, start, end) for each misspelt special column and each `__expected` cell whose
-    prefix is no assertion type."""
+    prefix is no assertion type; past MAX_WORDS distinct prefixes, one finding says how many
+    more were not compared."""
+    hints: dict[str, str | None] = {}
+    out = list(_cells(table, hints))
+    skipped = len(hints) - MAX_WORDS
+    if skipped > 0 and table.records:
+        _, start, end = table.fields(0)[0]
+        out.append(
+            (
+                f"{skipped:,} more distinct cell prefixes were not compared with promptfoo's "
+                f"assertion types (at most {MAX_WORDS:,} a file)",
+                start,
+                end,
+            )
+        )
+    return out
+
+
+def _cells(table: Table, hints: dict[str, str | None]) -> Iterator[tuple[str, int, int]]:
     header = table.fields(0) if table.records else ()
     for name, start, end in header:
         key = name.strip()
@@ -85,7 +108,12 @@ def _csv_findings(table: Table) -> Iterator[tuple[str, int, int]]:
     for row, values in enumerate(table.records[1:], start=1):
         for i in expected:
             word = _cell_type(values[i].strip())
-            hint = _hint(word) if word else None
+            if not word:
+                continue
+            if len(hints) >= MAX_WORDS and word not in hints:
+                hints[word] = None  # counted, not compared
+                continue
+            hint = _hinted(hints, word)
             if word and hint:
                 _, start, end = table.fields(row)[i]
                 yield (
@@ -129,5 +157,15 @@ def promptfoo_csv_test(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     for _, found in named_tests(doc, ctx):
         if found.fmt == "csv" and found.ok:
-            for message, start, end in _csv_findings(csv_table(found)):
+            for message, start, end in _once(found, ctx):
                 yield Finding((), message, within=(start, end), path=found.path)
+
+
+def _once(found: Document, ctx: Context) -> list[tuple[str, int, int]]:
+    """A CSV file's findings, worked out once a run however many configs name the file."""
+    memo = ctx.others.memo if ctx.others is not None else {}
+    key = ("promptfoo-csv", found.path)
+    known = memo.get(key)
+    if not isinstance(known, list):
+        known = memo[key] = _csv_findings(csv_table(found))
+    return known
