@@ -183,3 +183,29 @@ def test_a_csv_test_file_costs_one_pass_however_many_configs_name_it(
     assert code == 0 and elapsed < 5.0, elapsed
     assert {d["path"] for d in found} == {"tests.csv"}
     assert any("198,000 more distinct cell prefixes" in d["message"] for d in found)
+
+
+def test_a_kinds_mapping_to_a_kind_of_another_file_type(run: Run, tmp_path: Path) -> None:
+    """A YAML file made a JSONL kind was checked as nothing and passed."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/x.yaml").write_text('{"a": 1}\n')
+    (tmp_path / ".evallint.toml").write_text('[kinds]\neee-instance = ["*.yaml"]\n')
+    code, _, err = run("check", ".", cwd=tmp_path)
+    assert code == 2 and "kinds.eee-instance: '*.yaml' names yaml files" in err
+    (tmp_path / ".evallint.toml").write_text('[kinds]\neee-instance = ["data/**"]\n')
+    code, out, _ = run("check", ".", cwd=tmp_path)
+    assert code == 1, out
+    assert "data/x.yaml:1:1: error: the settings make this yaml file a eee-instance" in out
+
+
+def test_a_corrupt_workbook_is_a_finding() -> None:
+    import io
+    import zipfile
+
+    config = 'prompts: ["Answer: {{q}}"]\nproviders: [echo]\ntests: file://tests.xlsx\n'
+    found = lint_files({"promptfooconfig.yaml": config, "tests.xlsx": b"not a zip at all"})
+    assert [(d.span.line, d.span.column, d.rule) for d in found] == [(3, 8, "promptfoo-test-file")]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    assert lint_files({"promptfooconfig.yaml": config, "tests.xlsx": buffer.getvalue()}) == []

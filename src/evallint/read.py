@@ -41,6 +41,11 @@ def read_entry(
     if path.startswith(CACHE_FOLDER):  # what runs keep, committed or not: never an eval file
         return Skipped(path, OWN, own=True)
     forced = kind_named(config.kind_name(path))
+    if forced is not None and fmt not in forced.formats:
+        # The settings' [kinds] name a kind of another file type: never checked as nothing.
+        read_as = ", ".join(sorted(forced.formats))
+        message = f"the settings make this {fmt} file a {forced.name}, which is read from {read_as}"
+        return Diagnostic(path, Span(1, 1, 1, 2), "parse-error", Severity.ERROR, message)
     if forced is None and config.folder_links:
         forced = _linked_kind(path, fmt, config)
     leaves = getattr(source, "outside", None)

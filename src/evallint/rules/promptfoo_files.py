@@ -75,6 +75,25 @@ def _find_test_files(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str
                     yield ref.pointer, path, ctx.others.parsed(path)
 
 
+# What a workbook's bytes start with: a zip archive (.xlsx), an OLE compound file (.xls).
+_WORKBOOKS = {".xlsx": b"PK\x03\x04", ".xls": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"}
+
+
+def _workbooks(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
+    """(where, path) of each Excel test file the config names whose bytes are no workbook of
+    its kind (its cells are not read here; a corrupt one must not pass in silence)."""
+    from evallint.kinds.base import candidates
+
+    for ref in refs_of(doc):
+        if not ref.pointer or ref.pointer[0] != "tests" or ref.glob or ctx.others is None:
+            continue
+        for place in candidates(doc.path, ref, ctx.root_name)[:1]:
+            magic = _WORKBOOKS.get(place[place.rfind(".") :].lower())
+            raw = ctx.others.raw(place) if magic and place in ctx.files else None
+            if isinstance(raw, bytes) and not raw.startswith(magic or b""):
+                yield ref.pointer, place
+
+
 def _globbed(pattern: str, files: frozenset[str]) -> list[str]:
     """The project's files a test-file glob (`tests/*.yaml`) names, in order; matched in time
     linear in each path, whatever the pattern."""
@@ -111,6 +130,12 @@ def promptfoo_test_file(doc: Document, ctx: Context) -> Iterator[Finding]:
         providers: [openai:gpt-4.1-mini]
         tests: file://cases.yaml
     """
+    for at, place in _workbooks(doc, ctx):
+        yield Finding(
+            at,
+            f"{place} is no Excel workbook (a .xlsx file is a zip archive, a .xls one an OLE "
+            "file): promptfoo cannot load its tests",
+        )
     for at, place, found in _test_files(doc, ctx):
         if isinstance(found, str):
             if found != "leads out of the repository":  # path-outside-repo's

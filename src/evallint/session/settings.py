@@ -133,6 +133,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         rules = table.get("rules", {})
         problems += _unknown_names("rules", list(rules), BY_ID)
         problems += _unknown_names("kinds", list(table.get("kinds", {})), BY_NAME)
+        problems += _kinds_of_other_types(table.get("kinds", {}))
         problems += _unknown_names(
             "non-score-fields", list(table.get("non-score-fields", {})), POLICIES, "kind"
         )
@@ -225,6 +226,22 @@ def _unknown_selectors(where: str, selectors: Sequence[str]) -> list[str]:
     groups = {g for r in ALL_RULES for k in r.kinds for g in (k, k.split("-")[0])} | set(GROUPS)
     known = {**BY_ID, **dict.fromkeys(groups)}
     return _unknown_names(where, [s for s in selectors if not expand_rules([s])], known)
+
+
+def _kinds_of_other_types(kinds: Mapping[str, list[str]]) -> list[str]:
+    """A `[kinds]` glob whose file ending is of another type than the kind's files (a YAML
+    glob for a JSONL kind): every file it names would be checked as nothing."""
+    from evallint.parse import format_of
+
+    out = []
+    for name, globs in kinds.items():
+        kind = BY_NAME.get(name)
+        for glob in globs if kind is not None else ():
+            fmt = format_of(glob)
+            if fmt is not None and fmt not in kind.formats:
+                read_as = ", ".join(sorted(kind.formats))
+                out.append(f"kinds.{name}: {glob!r} names {fmt} files; a {name} is {read_as}")
+    return out
 
 
 def _always_on(rules: Mapping[str, str], ignored: Sequence[str]) -> list[str]:
