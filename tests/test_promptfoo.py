@@ -645,3 +645,20 @@ def test_an_llm_rubric_threshold_above_one_with_the_default_prompt() -> None:
         for d in lint_files({**GIVEN, "promptfooconfig.yaml": custom})
         if d.rule == "promptfoo-rubric-threshold"
     ] == []
+
+
+def test_red_team_plugin_ids_and_graders_are_promptfoos() -> None:
+    config = (
+        'prompts: ["Answer: {{q}}"]\ntargets: [echo]\nredteam:\n'
+        "  plugins: [cybercrime, pii:direct, {id: harmfull}, file://mine.js, default]\n"
+        "tests:\n  - vars: {q: hi}\n"
+        "    assert: [{type: 'promptfoo:redteam:pii'}, {type: 'promptfoo:redteam:cybercrim'}]\n"
+    )
+    found = [
+        (d.span.line, d.span.column, d.rule) for d in lint_files({"promptfooconfig.yaml": config})
+    ]
+    assert found == [
+        (4, 13, "promptfoo-redteam-plugin"),
+        (4, 42, "promptfoo-redteam-plugin"),
+        (7, 54, "promptfoo-assertion-type"),
+    ]

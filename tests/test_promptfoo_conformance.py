@@ -167,6 +167,16 @@ CASES: list[Case] = [
     ("prompt-dot", "['Answer with a score up to 2.55']", True, ("promptfoo-prompt",), ""),
     ("prompt-question", "['Is 1/2 more than 1/3, {{question}}?']", False, (), ""),
     ("prompt-block", "\n  - |\n    Answer in English/French: {{question}}\n", False, (), ""),
+    # Red-team plugin ids (the case's text is the `plugins` value) and graders.
+    ("redteam-unknown", "[cybercrime]", True, ("promptfoo-redteam-plugin",), ""),
+    ("redteam-known", "[harmful:cybercrime, default, owasp:llm, {id: pii:direct}]", False, (), ""),
+    (
+        "grader",
+        T + "    assert: [{type: 'promptfoo:redteam:cybercrim'}]\n",
+        False,
+        ("promptfoo-assertion-type",),
+        "Unknown grader",
+    ),
 ]
 
 
@@ -174,6 +184,8 @@ def _config(case: Case) -> str:
     name, test = case[0], case[1]
     if name == "missing-prompt-file":
         return BASE.replace('["Answer: {{question}}"]', "[file://prompts/nope.txt]")
+    if name.startswith("redteam-"):
+        return BASE + f"redteam:\n  plugins: {test}\n"
     if name.startswith("prompt-"):
         return BASE.replace(
             '["Answer: {{question}}"]\n', test + ("" if test.endswith("\n") else "\n")

@@ -28,6 +28,7 @@ from evallint.rules import (
     promptfoo_files,
     promptfoo_prompts,
     promptfoo_providers,
+    promptfoo_redteam,
     promptfoo_vars,
     references,
     schema_rules,
@@ -66,6 +67,7 @@ FAMILIES = (
     promptfoo_csv,
     promptfoo_providers,
     promptfoo_prompts,
+    promptfoo_redteam,
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

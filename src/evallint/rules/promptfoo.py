@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import promptfoo
+from evallint.kinds.promptfoo_redteam import GRADERS, VERSION
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.rules.api import function_error, held_keys
 from evallint.rules.base import rule
@@ -123,7 +124,17 @@ def promptfoo_assertion_type(doc: Document, ctx: Context) -> Iterator[Finding]:
             if "type" in check:
                 yield Finding((*at, "type"), f"assertion type {written!r} is not text", path=path)
             continue
-        if written in known or written.startswith("promptfoo:redteam:"):
+        if written in known or written in GRADERS:
+            continue
+        if written.startswith("promptfoo:redteam:"):
+            hint = suggest(written, GRADERS)
+            tail = f"; did you mean {hint!r}?" if hint else ""
+            yield Finding(
+                (*at, "type"),
+                f'promptfoo {VERSION} has no grader {written!r} ("Unknown grader"): the '
+                f"assertion fails at eval{tail}",
+                path=path,
+            )
             continue
         negated = written.startswith("not-")
         hint = suggest(written.removeprefix("not-"), plain)

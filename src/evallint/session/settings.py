@@ -236,7 +236,9 @@ def _kinds_of_other_types(kinds: Mapping[str, list[str]]) -> list[str]:
     out = []
     for name, globs in kinds.items():
         kind = BY_NAME.get(name)
-        for glob in globs if kind is not None else ():
+        if kind is None:
+            continue  # an unknown kind is said above
+        for glob in globs:
             fmt = format_of(glob)
             if fmt is not None and fmt not in kind.formats:
                 read_as = ", ".join(sorted(kind.formats))
