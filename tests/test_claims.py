@@ -116,7 +116,10 @@ def test_the_openai_registry_gives_no_error_on_samples_or_pointers(run: Run) -> 
     root = shared_or_skip("corpus", "other", "openai-evals", "upstream")
     _, out, _ = run("check", "--format", "json", "--no-cache", ".", cwd=root)
     found = json.loads(out)["diagnostics"]
-    assert [d for d in found if d["severity"] == "error"] == []
+    # The only errors are the registry's own two evals whose samples file is misspelt
+    # (`butteryfly`; the data files say `butterfly`): `oaieval` fails reading them.
+    errors = [(d["path"], d["rule"]) for d in found if d["severity"] == "error"]
+    assert errors == [("registry/evals/stock-options.yaml", "oaieval-samples")] * 2
     pointers = [d for d in found if d["rule"] == "git-lfs-pointer"]
     assert len(pointers) > 600  # the registry's JSONL files are all pointers in git
-    assert all(d["severity"] == "warning" for d in found)
+    assert all(d["severity"] == "warning" for d in pointers)

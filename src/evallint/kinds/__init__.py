@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval, promptfoo
+from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval, oaievals, promptfoo
 from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
@@ -53,6 +53,7 @@ KINDS: tuple[Kind, ...] = (
     hf.RESULTS,
     hf.INSPECT_EVALS,
     lmeval.TASK,
+    *oaievals.KINDS,
     ai_eval.DATASET,
 )
 

@@ -1,0 +1,89 @@
+"""OpenAI evals registry files, as the `evals` package (3.0.1) loads them.
+
+A registry is a folder `registry/` whose resource folders (`evals/`, `eval_sets/`,
+`modelgraded/`, `completion_fns/`, `solvers/`) hold `*.yaml` files (only those, and only directly
+inside), each a mapping of names to specs. The names of one resource type share one namespace
+across files: a name defined twice stops the whole registry loading. A spec is an alias (a text,
+or a mapping with `id`) or the spec itself (`class` and `args` for an eval, `evals` for a set,
+`prompt` for a model-graded spec). Samples (`args.samples_jsonl`) live under `registry/data/`.
+"""
+
+from __future__ import annotations
+
+from evallint.kinds.base import Kind, PathTest
+from evallint.model import JSON
+
+# The resource folders the registry loads, and the kind each file there is.
+PARTS = ("evals", "eval_sets", "modelgraded", "completion_fns", "solvers")
+
+
+def registry_part(path: str) -> str | None:
+    """The resource folder a file is a registry file of (`registry/evals/x.yaml`: `evals`);
+    None for any other file, a `.yml` or one further down included (the loader reads neither)."""
+    parts = path.split("/")
+    if len(parts) < 3 or parts[-3] != "registry" or not parts[-1].endswith(".yaml"):
+        return None
+    return parts[-2] if parts[-2] in PARTS else None
+
+
+def registry_root(path: str) -> str:
+    """`a/registry/` of `a/registry/evals/x.yaml`."""
+    return path.rsplit("/", 2)[0] + "/"
+
+
+def _in(part: str) -> PathTest:
+    def test(path: str) -> bool:
+        return registry_part(path) == part
+
+    return test
+
+
+def _entries(data: JSON) -> bool:
+    """A registry file: a mapping of names to specs (each a text alias or a mapping)."""
+    return (
+        isinstance(data, dict)
+        and bool(data)
+        and all(isinstance(v, dict | str) for v in data.values())
+    )
+
+
+# PyYAML's safe loader keeps the last of duplicate keys without a word.
+_LOADER_WARNS = frozenset({"duplicate-key"})
+
+EVALS = Kind(
+    name="oaieval-evals",
+    title="OpenAI evals registry evals",
+    formats=frozenset({"yaml"}),
+    about="a `*.yaml` file directly in a `registry/evals/` folder: eval names mapped to an "
+    "alias (`id`) or a spec (`class`, `args`)",
+    by_path=_in("evals"),
+    weighs=_entries,
+    editor_globs=(),
+    warns=_LOADER_WARNS,
+)
+
+EVAL_SETS = Kind(
+    name="oaieval-sets",
+    title="OpenAI evals registry eval sets",
+    formats=frozenset({"yaml"}),
+    about="a `*.yaml` file directly in a `registry/eval_sets/` folder: set names mapped to "
+    "their `evals`",
+    by_path=_in("eval_sets"),
+    weighs=_entries,
+    editor_globs=(),
+    warns=_LOADER_WARNS,
+)
+
+MODELGRADED = Kind(
+    name="oaieval-modelgraded",
+    title="OpenAI evals model-graded specs",
+    formats=frozenset({"yaml"}),
+    about="a `*.yaml` file directly in a `registry/modelgraded/` folder: spec names mapped to "
+    "a `prompt` and its choices",
+    by_path=_in("modelgraded"),
+    weighs=_entries,
+    editor_globs=(),
+    warns=_LOADER_WARNS,
+)
+
+KINDS = (EVALS, EVAL_SETS, MODELGRADED)

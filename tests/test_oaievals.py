@@ -1,0 +1,68 @@
+"""The OpenAI evals registry, as the `evals` package (3.0.1) loads it: names across files,
+aliases, eval sets, reserved keys and samples paths."""
+
+from __future__ import annotations
+
+from conftest import lint_files
+from evallint.kinds import BY_NAME, path_kind
+
+MATCH = "  class: evals.elsuite.basic.match:Match\n  args: {{samples_jsonl: {}}}\n"
+ARITH = "arith:\n  id: arith.dev.v0\narith.dev.v0:\n" + MATCH.format("arith/samples.jsonl")
+DATA = {"registry/data/arith/samples.jsonl": '{"input": [], "ideal": "2"}\n'}
+
+
+def _found(files: dict[str, str]) -> list[tuple[str, int, int, str]]:
+    return sorted((d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files))
+
+
+def test_registry_files_are_claimed_by_their_folder_and_content() -> None:
+    assert path_kind("registry/evals/arith.yaml", "yaml") is BY_NAME["oaieval-evals"]
+    assert path_kind("registry/eval_sets/math.yaml", "yaml") is BY_NAME["oaieval-sets"]
+    assert path_kind("registry/modelgraded/fact.yaml", "yaml") is BY_NAME["oaieval-modelgraded"]
+    # The loader reads `*.yaml` directly in the folder: nothing else is a registry file.
+    assert path_kind("registry/evals/sub/arith.yaml", "yaml") is None
+    assert path_kind("registry/evals/arith.yml", "yaml") is None
+    assert _found({"registry/evals/arith.yaml": ARITH, **DATA}) == []
+
+
+def test_a_name_two_files_define_stops_the_registry() -> None:
+    files = {"registry/evals/a.yaml": ARITH, "registry/evals/b.yaml": ARITH, **DATA}
+    assert _found(files) == [
+        ("registry/evals/b.yaml", 1, 1, "oaieval-duplicate"),
+        ("registry/evals/b.yaml", 3, 1, "oaieval-duplicate"),
+    ]
+
+
+def test_an_alias_to_no_spec_and_a_set_member_matching_nothing() -> None:
+    alias = ARITH.replace("id: arith.dev.v0", "id: arith.dev.v1")
+    sets = "math:\n  evals: [arith.dev.v0, arith.*, arith.test.v0, other.*]\n"
+    files = {"registry/evals/arith.yaml": alias, "registry/eval_sets/math.yaml": sets, **DATA}
+    found = lint_files(files)
+    assert sorted(
+        (d.path, d.span.line, d.span.column, d.rule, d.severity.label) for d in found
+    ) == [
+        ("registry/eval_sets/math.yaml", 2, 34, "oaieval-set-member", "warning"),
+        ("registry/eval_sets/math.yaml", 2, 49, "oaieval-set-member", "warning"),
+        ("registry/evals/arith.yaml", 2, 7, "oaieval-unknown-name", "error"),
+    ]
+    (alias_finding,) = [d for d in found if d.rule == "oaieval-unknown-name"]
+    assert alias_finding.message.endswith("did you mean 'arith.dev.v0'?")
+
+
+def test_reserved_keys_and_samples_paths() -> None:
+    spec = "arith.dev.v0:\n  cls: evals.elsuite.basic.match:Match\n  args: {samples_jsonl: arith/sample.jsonl}\n"
+    assert _found({"registry/evals/arith.yaml": spec, **DATA}) == [
+        ("registry/evals/arith.yaml", 2, 3, "oaieval-reserved-key"),
+        ("registry/evals/arith.yaml", 3, 25, "oaieval-samples"),
+    ]
+    folder = "arith.dev.v0:\n" + MATCH.format("arith")  # a folder of JSONL files is read whole
+    assert _found({"registry/evals/arith.yaml": folder, **DATA}) == []
+
+
+def test_a_duplicate_key_in_a_registry_file_is_a_warning() -> None:
+    """PyYAML's safe loader keeps the last value: the runner reads the file."""
+    spec = "fact:\n  prompt: a\n  prompt: b\n  choice_strings: ABC\n"
+    found = lint_files({"registry/modelgraded/fact.yaml": spec})
+    assert [(d.span.line, d.rule, d.severity.label) for d in found] == [
+        (3, "duplicate-key", "warning")
+    ]
