@@ -50,7 +50,10 @@ def test_an_alias_to_no_spec_and_a_set_member_matching_nothing() -> None:
 
 
 def test_reserved_keys_and_samples_paths() -> None:
-    spec = "arith.dev.v0:\n  cls: evals.elsuite.basic.match:Match\n  args: {samples_jsonl: arith/sample.jsonl}\n"
+    spec = (
+        "arith.dev.v0:\n  cls: evals.elsuite.basic.match:Match\n"
+        "  args: {samples_jsonl: arith/sample.jsonl}\n"
+    )
     assert _found({"registry/evals/arith.yaml": spec, **DATA}) == [
         ("registry/evals/arith.yaml", 2, 3, "oaieval-reserved-key"),
         ("registry/evals/arith.yaml", 3, 25, "oaieval-samples"),
