@@ -158,6 +158,7 @@ FORMAT_KINDS = {
     "Hugging Face Hub": "hf-benchmark",
     "lm-evaluation-harness": "lm-eval-task",
     "promptfoo": "promptfoo",
+    "OpenAI evals": "oaieval-evals",
 }
 
 
