@@ -50,40 +50,38 @@ def _entries(data: JSON) -> bool:
 # PyYAML's safe loader keeps the last of duplicate keys without a word.
 _LOADER_WARNS = frozenset({"duplicate-key"})
 
-EVALS = Kind(
-    name="oaieval-evals",
-    title="OpenAI evals registry evals",
-    formats=frozenset({"yaml"}),
-    about="a `*.yaml` file directly in a `registry/evals/` folder: eval names mapped to an "
-    "alias (`id`) or a spec (`class`, `args`)",
-    by_path=_in("evals"),
-    weighs=_entries,
-    editor_globs=(),
-    warns=_LOADER_WARNS,
-)
 
-EVAL_SETS = Kind(
-    name="oaieval-sets",
-    title="OpenAI evals registry eval sets",
-    formats=frozenset({"yaml"}),
-    about="a `*.yaml` file directly in a `registry/eval_sets/` folder: set names mapped to "
-    "their `evals`",
-    by_path=_in("eval_sets"),
-    weighs=_entries,
-    editor_globs=(),
-    warns=_LOADER_WARNS,
-)
+def _kind(name: str, title: str, part: str, holds: str) -> Kind:
+    """The kind of the files of one resource folder of a registry."""
+    return Kind(
+        name=name,
+        title=title,
+        formats=frozenset({"yaml"}),
+        about=f"a `*.yaml` file directly in a `registry/{part}/` folder: {holds}",
+        by_path=_in(part),
+        weighs=_entries,
+        editor_globs=(),
+        warns=_LOADER_WARNS,
+    )
 
-MODELGRADED = Kind(
-    name="oaieval-modelgraded",
-    title="OpenAI evals model-graded specs",
-    formats=frozenset({"yaml"}),
-    about="a `*.yaml` file directly in a `registry/modelgraded/` folder: spec names mapped to "
-    "a `prompt` and its choices",
-    by_path=_in("modelgraded"),
-    weighs=_entries,
-    editor_globs=(),
-    warns=_LOADER_WARNS,
+
+EVALS = _kind(
+    "oaieval-evals",
+    "OpenAI evals registry evals",
+    "evals",
+    "eval names mapped to an alias (`id`) or a spec (`class`, `args`)",
+)
+EVAL_SETS = _kind(
+    "oaieval-sets",
+    "OpenAI evals registry eval sets",
+    "eval_sets",
+    "set names mapped to their `evals`",
+)
+MODELGRADED = _kind(
+    "oaieval-modelgraded",
+    "OpenAI evals model-graded specs",
+    "modelgraded",
+    "spec names mapped to a `prompt` and its choices",
 )
 
 KINDS = (EVALS, EVAL_SETS, MODELGRADED)
