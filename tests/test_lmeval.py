@@ -602,3 +602,17 @@ def test_a_function_path_the_harness_cannot_import_is_an_error() -> None:
         (3, "lm-eval-function", "error")
     ]
     assert "///shared/utils.py" in found[0].message
+
+
+def test_a_description_change_needs_a_bump(tmp_path: Path) -> None:
+    """0.4.13 puts `description` at the head of every prompt: it changes scores."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(
+        {
+            "tasks/demo/demo.yaml": VERSIONED + "description: 'Answer briefly.'\n",
+            "tasks/demo/utils.py": UTILS,
+        }
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/demo.yaml": VERSIONED + "description: 'Answer in full.'\n"})
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 6, "lm-eval-version-not-bumped")]

@@ -57,10 +57,10 @@ def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
 
     The harness reports a task's `metadata.version` with its results, and its new-task guide
     asks for an increase (by 1: `1.0` to `2.0`) whenever the scoring changes, so that results
-    of two versions are never compared as one. Score-affecting is every field but
-    `description`, `tag`, the aliases and `metadata`; a change counts when it reaches the task
-    through an included template, or through the source of a function a `!function` names.
-    Checked with `--diff`.
+    of two versions are never compared as one. Score-affecting is every field but `tag`, the
+    aliases and `metadata` (`description` heads every prompt); a change counts when it reaches
+    the task through an included template, or through the source of a function a `!function`
+    names. Checked with `--diff`.
 
     Base (tasks/demo/demo.yaml):
         task: demo
