@@ -209,3 +209,9 @@ def test_a_corrupt_workbook_is_a_finding() -> None:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("xl/workbook.xml", "<workbook/>")
     assert lint_files({"promptfooconfig.yaml": config, "tests.xlsx": buffer.getvalue()}) == []
+
+
+def test_a_hugging_face_eval_yaml_that_is_not_utf8_is_a_parse_error() -> None:
+    text = b"name: D\xe9mo\ndescription: d\nevaluation_framework: inspect-ai\ntasks:\n  - id: a\n"
+    found = lint_files({"eval.yaml": text})
+    assert [(d.span.line, d.span.column, d.rule) for d in found] == [(1, 8, "parse-error")]
