@@ -3,6 +3,7 @@ tag, merged through includes, and checked at exact lines and columns."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -616,3 +617,19 @@ def test_a_description_change_needs_a_bump(tmp_path: Path) -> None:
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/demo.yaml": VERSIONED + "description: 'Answer in full.'\n"})
     assert _diff(repo) == [("tasks/demo/demo.yaml", 6, "lm-eval-version-not-bumped")]
+
+
+def test_the_version_rule_runs_under_base_as_under_diff(tmp_path: Path, run: Run) -> None:
+    """`check --base main` compared no harness version: the base's files were not read."""
+    repo = Repo(tmp_path / "repo")
+    template = (
+        "dataset_path: d\noutput_type: generate_until\nnum_fewshot: 0\nmetadata:\n  version: 1.0\n"
+    )
+    child = "include: _template_yaml\ntask: demo\ndoc_to_text: q\n"
+    repo.commit({"tasks/demo/_template_yaml": template, "tasks/demo/a.yaml": child})
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"tasks/demo/_template_yaml": template.replace("num_fewshot: 0", "num_fewshot: 3")})
+    _, out, _ = run("check", "--base", "main", "--format", "json", "--no-cache", cwd=repo.root)
+    assert [(d["path"], d["line"], d["rule"]) for d in json.loads(out)["diagnostics"]] == [
+        ("tasks/demo/_template_yaml", 5, "lm-eval-version-not-bumped")
+    ]

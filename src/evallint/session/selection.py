@@ -73,7 +73,7 @@ def choose(
             return _changed(paths, cwd, root, in_git, config, diff, untracked, cache)
         finally:
             untracked.close()
-    baseline = load(root, config, base) if base is not None else None
+    baseline, touched = _against(root, config, base) if base is not None else (None, frozenset())
     # `check` and `check .` at the root both list the whole tree once, not twice.
     whole = all(Path(os.path.normpath(cwd / p)) == root for p in paths or ["."])
     safe, skipped, listed, links = discover.select(paths, cwd, root, in_git, config)
@@ -99,6 +99,7 @@ def choose(
         links if whole else None,
         deleted,
         blobs,
+        touched=touched,
     )
 
 
@@ -280,11 +281,21 @@ def _deleted_entries(root: Path, gone: frozenset[str], config: Config) -> tuple[
 
 def load(root: Path, config: Config, ref: str | None) -> Baseline:
     """The change from the base of `ref`."""
+    return _against(root, config, ref)[0]
+
+
+def _against(root: Path, config: Config, ref: str | None) -> tuple[Baseline, frozenset[str]]:
+    """`--base REF`: the change from the base of `ref`, and every file whose content it made
+    or changed (any format: an extension-less template, a script), which the version rules
+    compare with the base's as `--diff` does."""
     from evallint.baseline import load_baseline
     from evallint.io.git import GitRepo
 
     repo = GitRepo(root)
-    return load_baseline(repo, repo.base(ref or None, os.environ), config)
+    base = repo.base(ref or None, os.environ)
+    every = list(repo.changes(base))
+    touched = frozenset(c.path for c in every if c.status != "D")
+    return load_baseline(repo, base, config, every), touched
 
 
 def lint_selection(
@@ -323,12 +334,21 @@ def lint_selection(
         links=chosen.links,
         deleted=chosen.deleted,
         touched=chosen.touched,
-        prior=prior_reader(root, chosen.base[0]) if chosen.base else None,
+        prior=_prior(root, chosen),
         was=chosen.was,
     )
     store.save()
     notes = (*chosen.notes, uncached) if uncached else chosen.notes
     return replace(report, notes=(*report.notes, *notes)) if notes else report
+
+
+def _prior(root: Path, chosen: Selection) -> Callable[[list[str]], Source] | None:
+    """What reads the files a change touched as its base has them: a --diff run's base, or
+    `--base REF`'s (the version rules compare a file with its includes' at the base)."""
+    if chosen.base:
+        return prior_reader(root, chosen.base[0])
+    found = chosen.baseline.base if chosen.baseline is not None else None
+    return prior_reader(root, found.sha) if found is not None and not found.unborn else None
 
 
 def prior_reader(root: Path, rev: str) -> Callable[[list[str]], Source]:
