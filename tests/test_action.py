@@ -324,7 +324,7 @@ def test_the_versions_hook_runs_the_version_rules_of_every_format(tmp_path: Path
         1,
         "rubrics/refunds.yaml:13:12:",
         "[version-not-bumped]",
-        "tasks/demo/_template_yaml:5:12:",
+        "tasks/demo/_template_yaml:3:1:",
         "[lm-eval-version-not-bumped]",
         "promptfooconfig.yaml:7:7:",
     )

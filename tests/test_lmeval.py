@@ -323,7 +323,8 @@ def test_a_scoring_change_needs_a_version_bump(tmp_path: Path) -> None:
     repo.commit({"tasks/demo/demo.yaml": VERSIONED, "tasks/demo/utils.py": UTILS})
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/demo.yaml": VERSIONED.replace("num_fewshot: 0", "num_fewshot: 5")})
-    assert _diff(repo) == [("tasks/demo/demo.yaml", 6, "lm-eval-version-not-bumped")]
+    # On the changed line, where the change is (the fix raises metadata.version).
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 4, "lm-eval-version-not-bumped")]
     bumped = VERSIONED.replace("num_fewshot: 0", "num_fewshot: 5").replace("1.0", "2.0")
     repo.commit({"tasks/demo/demo.yaml": bumped})
     assert _diff(repo) == []
@@ -368,7 +369,7 @@ def test_a_template_change_is_reported_once_on_the_templates_version(tmp_path: P
     )
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/_template_yaml": template.replace("num_fewshot: 0", "num_fewshot: 3")})
-    assert _diff(repo) == [("tasks/demo/_template_yaml", 5, "lm-eval-version-not-bumped")]
+    assert _diff(repo) == [("tasks/demo/_template_yaml", 3, "lm-eval-version-not-bumped")]
     repo.commit(
         {
             "tasks/demo/_template_yaml": template.replace(
@@ -616,7 +617,7 @@ def test_a_description_change_needs_a_bump(tmp_path: Path) -> None:
     )
     repo.git("checkout", "-q", "-b", "change")
     repo.commit({"tasks/demo/demo.yaml": VERSIONED + "description: 'Answer in full.'\n"})
-    assert _diff(repo) == [("tasks/demo/demo.yaml", 6, "lm-eval-version-not-bumped")]
+    assert _diff(repo) == [("tasks/demo/demo.yaml", 7, "lm-eval-version-not-bumped")]
 
 
 def test_the_version_rule_runs_under_base_as_under_diff(tmp_path: Path, run: Run) -> None:
@@ -631,5 +632,5 @@ def test_the_version_rule_runs_under_base_as_under_diff(tmp_path: Path, run: Run
     repo.commit({"tasks/demo/_template_yaml": template.replace("num_fewshot: 0", "num_fewshot: 3")})
     _, out, _ = run("check", "--base", "main", "--format", "json", "--no-cache", cwd=repo.root)
     assert [(d["path"], d["line"], d["rule"]) for d in json.loads(out)["diagnostics"]] == [
-        ("tasks/demo/_template_yaml", 5, "lm-eval-version-not-bumped")
+        ("tasks/demo/_template_yaml", 3, "lm-eval-version-not-bumped")
     ]

@@ -60,7 +60,9 @@ def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
     of two versions are never compared as one. Score-affecting is every field but `tag`, the
     aliases and `metadata` (`description` heads every prompt); a change counts when it reaches
     the task through an included template, or through the source of a function a `!function`
-    names. Checked with `--diff`.
+    names. Reported on the first changed key of the file the change is in (the version, where
+    a function's source changed), with the fix on `metadata.version`. Checked with `--diff`
+    and `--base`.
 
     Base (tasks/demo/demo.yaml):
         task: demo
@@ -91,11 +93,32 @@ def lm_eval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
     raised = _raised_by_one(found.after)
     fix = Fix(("metadata", "version"), str(found.after), raised) if raised else None
     if found.versioned_in != doc.path:  # the template's version: one finding there, for all
+        # On the template's first changed key, where the change is, when the change is there.
+        at = None
         if found.through == found.versioned_in:
             message = message.replace(f" (through {found.through})", "", 1)
-        yield Finding(("metadata", "version"), message, path=found.versioned_in, fix=fix)
+            at = _changed_at(ctx, found.versioned_in, found.changed)
+        yield Finding(
+            at or ("metadata", "version"),
+            message,
+            path=found.versioned_in,
+            fix=fix,
+            on_key=at is not None,
+        )
     else:
-        yield Finding(_version_at(doc), message, fix=fix)
+        at = _changed_at(ctx, doc.path, found.changed, doc.data) if not found.through else None
+        yield Finding(at or _version_at(doc), message, fix=fix, on_key=at is not None)
+
+
+def _changed_at(
+    ctx: Context, path: str, changed: tuple[str, ...], data: JSON = None
+) -> Pointer | None:
+    """The first changed top-level key the file writes itself: where the finding goes."""
+    if data is None and ctx.others is not None:
+        found = ctx.others.parsed(path, "yaml")
+        data = found.data if not isinstance(found, str) else None
+    keys = data if isinstance(data, dict) else {}
+    return next(((key,) for key in changed if key in keys), None)
 
 
 def _raised_by_one(version: JSON) -> str | None:
