@@ -30,6 +30,32 @@ if TYPE_CHECKING:
     from evallint.parse.python import Module
 
 
+_MISSING = re.compile(r"missing required key '([^']*)'")
+
+
+def _misspelt_required(doc: Document, ctx: Context) -> frozenset[tuple[Pointer, str]]:
+    # Where the kind's runner only warns of a misspelt key, the missing required key stays an
+    # error of its own: folding it would leave a file the runner refuses with a warning.
+    if ctx.kind.warns & {"key-typo", "unknown-key"}:
+        return frozenset()
+    missing = set()
+    for err in ctx.schema_errors(doc):
+        found = _MISSING.fullmatch(err.message) if err.keyword == "required" else None
+        if found:
+            missing.add((err.pointer, found.group(1)))
+    if not missing:
+        return frozenset()
+    out = set()
+    for obj in ctx.object_keys(doc):
+        held = held_keys(doc.data, obj.pointer)
+        free = [k for k in obj.known if k not in held]
+        for key in obj.unknown:
+            hint = suggest(key, free)
+            if hint is not None and (obj.pointer, hint) in missing:
+                out.add((obj.pointer, hint))
+    return frozenset(out)
+
+
 def held_keys(data: JSON, pointer: Pointer) -> frozenset[str]:
     """The keys of the object at `pointer` (none when no object is there): what a key rule
     may not suggest, since the object already holds it."""
@@ -220,6 +246,12 @@ class Context:
 
     def object_keys(self, doc: Document) -> list[ObjectKeys]:
         return doc.facts.get(_object_keys, doc, self)
+
+    def misspelt_required(self, doc: Document) -> frozenset[tuple[Pointer, str]]:
+        """(object, key) of each required key the schema finds missing where the object holds
+        a misspelling of it: one slip, which the key rules report (saying what it causes)
+        and `schema-violation` does not report again."""
+        return doc.facts.get(_misspelt_required, doc, self)
 
     def _per_unit(self, doc: Document, check: Callable[[str, JSON], list[_At]]) -> list[_At]:
         """`check` on each unit of the document, its pointers made the document's."""

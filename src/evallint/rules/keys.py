@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import KINDS, ai_eval
-from evallint.model import Finding, Fix, Severity
+from evallint.model import Finding, Fix, Pointer, Severity
 from evallint.rules.api import held_keys
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
@@ -55,6 +55,7 @@ def unknown_key(doc: Document, ctx: Context) -> Iterator[Finding]:
                 # Renamed only when the meant key is the one close name (and absent: `free`).
                 only = sole(key, free)
                 fix = Fix((*obj.pointer, key), key, only, on_key=True) if only else None
+                tail += _missing(doc, ctx, obj.pointer, hint)
                 yield Finding(
                     (*obj.pointer, key), f"unknown key {key!r}{tail}", on_key=True, fix=fix
                 )
@@ -128,10 +129,19 @@ def _typos(doc: Document, ctx: Context, *, prose: bool) -> Iterator[Finding]:
                     # The target key is absent (see `held`): renaming cannot collide.
                     yield Finding(
                         (*obj.pointer, key),
-                        f"unknown key {key!r}; did you mean {hint!r}?",
+                        f"unknown key {key!r}; did you mean {hint!r}?"
+                        + _missing(doc, ctx, obj.pointer, hint),
                         on_key=True,
                         fix=Fix((*obj.pointer, key), key, hint, on_key=True),
                     )
+
+
+def _missing(doc: Document, ctx: Context, pointer: Pointer, hint: str | None) -> str:
+    """What the slip causes besides: the required key it meant is missing (which
+    `schema-violation` then leaves to this finding)."""
+    if hint is None or (pointer, hint) not in ctx.misspelt_required(doc):
+        return ""
+    return f" (so the required {hint!r} is missing)"
 
 
 def known_check_kinds() -> list[str]:

@@ -54,9 +54,17 @@ def schema_violation(doc: Document, ctx: Context) -> Iterator[Finding]:
             values: [please, thank you]
         scoring: {combine: all_pass}
     """
+    folded = ctx.misspelt_required(doc)
     for err in ctx.schema_errors(doc):
-        if _yaml_trap(doc, err) is None:
-            yield Finding(err.pointer, err.message, on_key=err.keyword == "required")
+        if _yaml_trap(doc, err) is not None:
+            continue
+        missing = _MISSING.fullmatch(err.message) if err.keyword == "required" else None
+        if missing and (err.pointer, missing.group(1)) in folded:
+            continue  # a misspelling of it is there: the key rules report the one slip
+        yield Finding(err.pointer, err.message, on_key=err.keyword == "required")
+
+
+_MISSING = re.compile(r"missing required key '([^']*)'")
 
 
 @rule("yaml-implicit-type", Severity.ERROR, fixable=True)
