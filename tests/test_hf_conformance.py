@@ -47,7 +47,8 @@ PLANTED = (
         "decision-bench/eval.yaml",
         "solvers:",
         "solver:",
-        (9, 5, "schema-violation"),
+        # One slip, one finding: the misspelt key, which says `solvers` is missing.
+        (15, 5, "unknown-key"),
     ),
     (
         "no-epochs",
