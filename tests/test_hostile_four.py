@@ -27,7 +27,7 @@ def test_globs_of_many_folder_spans_take_linear_time(parts: int) -> None:
         started = time.perf_counter()
         assert not Glob(pattern).match(DEEP)
         assert not Glob(pattern).match("a" * 5000)
-        assert time.perf_counter() - started < 1.0, pattern
+        assert time.perf_counter() - started < 5.0, pattern  # the hang was minutes
 
 
 PROMPTFOO = (

@@ -11,6 +11,9 @@ MiB = 1024 * 1024
 # Folders a walk outside git never enters (hidden ones and virtual environments neither).
 SKIP_FOLDERS = ("node_modules", "__pycache__", ".tox", "build", "dist", "venv", "site-packages")
 TEMPLATE_VARIABLES = ("input", "output", "expected", "context")
+# Where runs keep what they learn of the tree (`io/cache.py`): never an eval file, whatever a
+# pull request's settings exclude.
+CACHE_FOLDER = ".evallint_cache"
 AGENTV_VERSION = "4.42.4"  # npm's `latest`: the AgentV release a v4 suite is run on by default
 
 

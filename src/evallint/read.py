@@ -6,7 +6,7 @@ import codecs
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from evallint.config import Config, MiB
+from evallint.config import CACHE_FOLDER, Config, MiB
 from evallint.io.source import Source, Streams, read_capped
 from evallint.kinds import (
     claimed_kind,
@@ -38,7 +38,7 @@ def read_entry(
     fmt = format_of(path)
     if fmt is None:
         return Skipped(path, "not YAML, JSON or JSONL")
-    if path.startswith(CACHE_FOLDER):  # what runs keep, committed or not: never an eval file
+    if path.startswith(f"{CACHE_FOLDER}/"):  # what runs keep, committed or not: never an eval file
         return Skipped(path, OWN, own=True)
     forced = kind_named(config.kind_name(path))
     if forced is not None and fmt not in forced.formats:
@@ -120,7 +120,6 @@ def _not_by_path(path: str, fmt: Format) -> str | None:
     return f"its keys are another tool's, not {kind.title}'s (its folder's name alone is no claim)"
 
 
-CACHE_FOLDER = ".evallint_cache/"
 OWN = "evallint's own file"
 
 

@@ -34,7 +34,7 @@ from itertools import compress, repeat
 from pathlib import Path
 
 from evallint.about import __version__
-from evallint.config import Config
+from evallint.config import CACHE_FOLDER, Config
 from evallint.digests import sha1_hex, text_sha256_hex
 from evallint.io import git
 from evallint.io.gitout import Change
@@ -42,7 +42,7 @@ from evallint.io.memo import Row, TreeMemo
 from evallint.model import JSON
 from evallint.parse.jsonload import fast_parser
 
-FOLDER = ".evallint_cache"
+FOLDER = CACHE_FOLDER
 # A base without a memo of its own asks one of the latest few used (`NEAR_TRIES`) when at most
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2

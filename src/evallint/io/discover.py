@@ -7,7 +7,7 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from evallint.config import Config
+from evallint.config import CACHE_FOLDER, Config
 from evallint.errors import EvallintError
 from evallint.io import git
 from evallint.model import Skipped, Span
@@ -178,15 +178,12 @@ def listing(
     return ([p for p in files if _kept(p, config)] if config.exclude else files), found.blobs
 
 
-_CACHE = ".evallint_cache/"
-
-
 def _kept(rel: str, config: Config) -> bool:
     """Whether the tree keeps a file the settings may exclude. Files under the cache folder
     are kept whatever `exclude` says: the tree listing one is how a run knows a change could
     have planted it, so a pull request's `exclude = [".*"]` cannot hide a forged summary (no
     run reads them as eval files either)."""
-    return not config.excluded(rel) or rel.startswith(_CACHE)
+    return not config.excluded(rel) or rel.startswith(f"{CACHE_FOLDER}/")
 
 
 def checkable(paths: Sequence[str]) -> list[str]:

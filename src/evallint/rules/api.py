@@ -33,16 +33,18 @@ if TYPE_CHECKING:
 _MISSING = re.compile(r"missing required key '([^']*)'")
 
 
+def missing_key(err: SchemaError) -> str | None:
+    """The key a `required` schema error says is missing."""
+    found = _MISSING.fullmatch(err.message) if err.keyword == "required" else None
+    return found.group(1) if found else None
+
+
 def _misspelt_required(doc: Document, ctx: Context) -> frozenset[tuple[Pointer, str]]:
     # Where the kind's runner only warns of a misspelt key, the missing required key stays an
     # error of its own: folding it would leave a file the runner refuses with a warning.
     if ctx.kind.warns & {"key-typo", "unknown-key"}:
         return frozenset()
-    missing = set()
-    for err in ctx.schema_errors(doc):
-        found = _MISSING.fullmatch(err.message) if err.keyword == "required" else None
-        if found:
-            missing.add((err.pointer, found.group(1)))
+    missing = {(err.pointer, key) for err in ctx.schema_errors(doc) if (key := missing_key(err))}
     if not missing:
         return frozenset()
     out = set()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import VERSIONED
 from evallint.model import Finding, Fix, Severity
+from evallint.rules.api import missing_key
 from evallint.rules.base import rule
 from evallint.validation.schemas import SchemaError, json_type
 
@@ -58,13 +59,9 @@ def schema_violation(doc: Document, ctx: Context) -> Iterator[Finding]:
     for err in ctx.schema_errors(doc):
         if _yaml_trap(doc, err) is not None:
             continue
-        missing = _MISSING.fullmatch(err.message) if err.keyword == "required" else None
-        if missing and (err.pointer, missing.group(1)) in folded:
+        if (err.pointer, missing_key(err)) in folded:
             continue  # a misspelling of it is there: the key rules report the one slip
         yield Finding(err.pointer, err.message, on_key=err.keyword == "required")
-
-
-_MISSING = re.compile(r"missing required key '([^']*)'")
 
 
 @rule("yaml-implicit-type", Severity.ERROR, fixable=True)
