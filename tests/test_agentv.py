@@ -13,8 +13,8 @@ import yaml
 from conftest import DictSource, found, shared_or_skip, walk_files
 from evallint.config import Config
 from evallint.engine.run import lint
+from evallint.formats.agentv.kinds import dialect
 from evallint.io.source import FsSource
-from evallint.kinds.agentv import dialect
 
 # Which upstream schema speaks for each dialect (../shared/corpus/agentv/schema).
 UPSTREAM = {

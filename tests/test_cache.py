@@ -304,7 +304,7 @@ def test_a_warm_partial_run_in_a_large_tree_never_reads_through_a_link_out(
 def test_a_definer_gone_since_its_summary_stays_of_its_kind(tmp_path: Path) -> None:
     """A judge known by its summary that no longer reads when a rule parses it (changed or
     removed since the listing) is an empty, unparsed judge: never taken for another kind."""
-    from evallint.kinds import ai_eval
+    from evallint.formats.ai_eval import kinds as ai_eval
 
     entry = summary.load_definer("judges/gone.yaml", ai_eval.JUDGE, FsSource(tmp_path), Config())
     assert entry.kind is ai_eval.JUDGE

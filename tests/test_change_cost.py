@@ -1,9 +1,9 @@
-"""What adding costs: a kind is its module, its line in the registry and its schema; a rule its
-function (in a family module, listed once); an output format its module and its row. This test
-adds one of each to a copy of the package and checks that everything that lists kinds, rules
-or formats takes them up with no other edit: detection, validation, the rule running on the
-new kind, `--format`, `evallint rules`, SARIF's rule list, the docs' generated tables and
-`init vscode`."""
+"""What adding costs: a format is its package (`formats/<name>/`: its kinds, its rules) and its
+name in the registry, plus its generated schema; an output format its module and its row. This
+test adds a toy format and an output format to a copy of the package and checks that nothing
+else was edited, and that everything that lists kinds, rules or formats takes them up:
+detection, validation, the rule running on the new kind, `--format`, `evallint rules`, SARIF's
+rule list, the docs' generated tables and `init vscode`."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ TOY = Kind(
     by_path=lambda path: path.endswith(".toy.yaml"),
     editor_globs=("**/*.toy.yaml",),
 )
+
+KINDS = (TOY,)
 '''
 
 SCHEMA = {
@@ -48,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import toy
+from evallint.formats.toy import kinds as toy
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
@@ -92,23 +94,23 @@ def _insert(path: Path, after: str, text: str) -> None:
     path.write_text(source.replace(after, after + text, 1), encoding="utf-8")
 
 
+_IGNORE = shutil.ignore_patterns("__pycache__", "_compiled")
+
+
 def _package_with_additions(tmp: Path) -> Path:
     pkg = tmp / "pkg" / "evallint"
-    ignore = shutil.ignore_patterns("__pycache__", "_compiled")
-    shutil.copytree(REPO / "src" / "evallint", pkg, ignore=ignore)
+    shutil.copytree(REPO / "src" / "evallint", pkg, ignore=_IGNORE)
     shutil.copytree(REPO / "schema", pkg / "schema")
-    # The kind: its module, its line in KINDS (and the import), its schema.
-    (pkg / "kinds" / "toy.py").write_text(KIND, encoding="utf-8")
+    # The format: its package (kinds, rules) and its name in the registry; its schema is
+    # generated into schema/.
+    toy = pkg / "formats" / "toy"
+    toy.mkdir()
+    (toy / "__init__.py").write_text('"""A toy format."""\n', encoding="utf-8")
+    (toy / "kinds.py").write_text(KIND, encoding="utf-8")
+    (toy / "rules.py").write_text(RULES, encoding="utf-8")
     (pkg / "schema" / "toy-suite.schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
-    registry = pkg / "kinds" / "__init__.py"
-    _insert(registry, "from evallint.kinds import abp, agentv, ai_eval, eee", ", toy")
-    _insert(registry, "    ai_eval.DATASET,\n", "    toy.TOY,\n")
-    # The rule: a family module, and its line in FAMILIES (and the import).
-    (pkg / "rules" / "toys.py").write_text(RULES, encoding="utf-8")
-    families = pkg / "rules" / "__init__.py"
-    _insert(families, "    suppressed,\n    versions,\n)", "\nfrom evallint.rules import toys")
-    _insert(families, "FAMILIES = (\n", "    toys,\n")
-    # The format: its module and its row.
+    _insert(pkg / "formats" / "__init__.py", "NAMES = (", '"toy", ')
+    # The output format: its module and its row.
     (pkg / "output" / "tsv.py").write_text(FORMAT, encoding="utf-8")
     _insert(
         pkg / "output" / "__init__.py",
@@ -130,8 +132,30 @@ def _run(pkg: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_new_kind_rule_and_format_need_no_other_edit(tmp_path: Path) -> None:
+def _touched(pkg: Path) -> list[str]:
+    """The files of the copy that differ from the package's, or are new."""
+    base = REPO / "src" / "evallint"
+    out = []
+    for path in sorted(pkg.rglob("*")):
+        rel = path.relative_to(pkg)
+        if path.is_dir() or "__pycache__" in rel.parts or rel.parts[0] == "schema":
+            continue
+        old = base / rel
+        if not old.is_file() or old.read_bytes() != path.read_bytes():
+            out.append(rel.as_posix())
+    return out
+
+
+def test_a_new_format_and_output_format_need_no_other_edit(tmp_path: Path) -> None:
     pkg = _package_with_additions(tmp_path)
+    assert _touched(pkg / "evallint") == [
+        "formats/__init__.py",  # the one registry line
+        "formats/toy/__init__.py",
+        "formats/toy/kinds.py",
+        "formats/toy/rules.py",
+        "output/__init__.py",  # the output format's row
+        "output/tsv.py",
+    ]
     project = tmp_path / "project"
     project.mkdir()
     (project / "a.toy.yaml").write_text('answers: ["yes", ""]\n', encoding="utf-8")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import found, shared_or_skip
 from evallint.config import Config
-from evallint.kinds.eee import CHECKED
+from evallint.formats.eee.kinds import CHECKED
 
 Run = Callable[..., tuple[int, str, str]]
 Tree = Callable[[dict[str, str | bytes]], Path]
@@ -148,7 +148,7 @@ def test_unknown_instance_versions_are_capped() -> None:
 
 def test_same_verdict_as_upstream_on_every_instance_record() -> None:
     root = shared_or_skip("corpus", "eee")
-    from evallint.kinds.eee import INSTANCE_VERSIONS
+    from evallint.formats.eee.kinds import INSTANCE_VERSIONS
     from evallint.validation.schemas import load_schema
 
     compared = 0
@@ -243,7 +243,7 @@ def test_a_canonical_sample_hash_computes_no_legacy_recipe(
 ) -> None:
     """The canonical recipe is tried first; the three legacy ones only on a mismatch (they
     cost a record more than its whole check)."""
-    from evallint.rules import eee as eee_rules
+    from evallint.formats.eee import rules_records as eee_rules
 
     def refuse(record: object) -> dict[str, str]:
         raise AssertionError("the legacy recipes were computed for a canonical hash")
@@ -369,7 +369,7 @@ def test_the_canonical_text_is_what_json_dumps_writes(value: object) -> None:
     text for any JSON value, or a canonical hash would be called wrong."""
     import json
 
-    from evallint.rules.eee import _canonical_json
+    from evallint.formats.eee.rules_records import _canonical_json
 
     assert _canonical_json()(value) == json.dumps(value, sort_keys=True, separators=(",", ":"))
 
@@ -380,7 +380,7 @@ def test_an_inputs_canonical_text_is_what_json_dumps_writes(raw: object, referen
     both as `json.dumps` writes the input."""
     import json
 
-    from evallint.rules.eee import input_text
+    from evallint.formats.eee.rules_records import input_text
 
     value = {"raw": raw, "reference": reference}
     assert input_text(raw, reference) == json.dumps(value, sort_keys=True, separators=(",", ":"))

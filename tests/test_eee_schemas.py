@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conftest import shared_or_skip
-from evallint.kinds.eee import CHECKED
+from evallint.formats.eee.kinds import CHECKED
 from evallint.validation.schemas import load_schema
 from evallint.validation.vocabulary import KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 

@@ -92,21 +92,30 @@ def _stages(readme: str) -> list[list[str]]:
         for word in line.split():
             if not word.endswith((".py", "/")):
                 break
-            # A file names one module; a folder (kept with a trailing dot) every module in it.
+            # A file names one module; a folder (kept with a trailing dot) every module in it;
+            # `*` one part of a name (`formats/*/kinds*.py`: each format's kinds modules).
             module = "evallint." + word.removesuffix(".py").replace("/", ".")
-            names.append("evallint" if module == "evallint.__init__" else module)
+            names.append(module.removesuffix(".__init__"))
         rows.append(names)
     return rows
 
 
+def _names(module: str, name: str) -> bool:
+    if "*" in name:
+        return re.fullmatch(re.escape(name).replace(r"\*", "[^.]*"), module) is not None
+    if name.endswith("."):
+        return module == name.removesuffix(".") or module.startswith(name)
+    return module == name
+
+
 def _stage(module: str, stages: list[list[str]]) -> int | None:
-    """The row of the module's file, or of the folder that holds it."""
+    """The row of the module's file, or of the folder that holds it (the longest name that
+    names it decides)."""
     found = [
         (len(name), row)
         for row, names in enumerate(stages)
         for name in names
-        if module == name or module == name.removesuffix(".") or module.startswith(name)
-        if name.endswith(".") or module == name
+        if _names(module, name)
     ]
     return max(found)[1] if found else None
 
@@ -140,14 +149,15 @@ def test_the_stage_check_finds_an_import_up_the_table() -> None:
 
 
 def _kind_names_outside_kinds() -> list[str]:
-    """Where a kind's name is written as a string outside `kinds/` (a line may say why it is
-    another thing that happens to share the word, with `# not a kind`)."""
+    """Where a kind's name is written as a string outside `kinds/` and the formats' packages
+    (a line may say why it is another thing that happens to share the word, with
+    `# not a kind`)."""
     from evallint.kinds import KINDS
 
     names = {k.name for k in KINDS}
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.parent.name == "kinds":
+        if path.parent.name == "kinds" or "formats" in path.relative_to(PACKAGE).parts:
             continue
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines()
@@ -159,19 +169,19 @@ def _kind_names_outside_kinds() -> list[str]:
     return out
 
 
-def test_kinds_are_named_only_under_kinds() -> None:
-    """Adding a kind is one module under kinds/ and its schema: rules and the engine choose
-    kinds by what they hold (`kinds.VERSIONED`, `agentv.SUITES`), never by a name."""
+def test_kinds_are_named_only_in_their_formats_packages() -> None:
+    """Adding a kind is its format's package and its schema: shared rules and the engine
+    choose kinds by what they hold (`kinds.VERSIONED`, `kinds.CASED`), never by a name."""
     assert _kind_names_outside_kinds() == []
 
 
 def test_the_eee_versions_are_written_once() -> None:
-    """The EEE releases are listed in `kinds/eee.py`; the CLI and the config schema take them
-    from there (the config schema is generated)."""
+    """The EEE releases are listed in `formats/eee/kinds.py`; the CLI and the config schema
+    take them from there (the config schema is generated)."""
     pattern = re.compile(r"0\.0\.1\W+0\.1\.0\W+0\.2\.0")
     sources = [*PACKAGE.rglob("*.py"), *(REPO / "tools").rglob("*.py")]
     found = [p.relative_to(REPO).as_posix() for p in sources if pattern.search(p.read_text())]
-    assert found == ["src/evallint/kinds/eee.py"]
+    assert found == ["src/evallint/formats/eee/kinds.py"]
 
 
 def test_no_module_imports_another_ones_private_names() -> None:
@@ -231,56 +241,32 @@ def test_the_circle_finder_finds_circles() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# The registries and the shared parts of `kinds/` and `rules/`: what the engine and the rule
-# families may import. Everything else under them is one particular format or family.
-_GENERIC = {
-    "evallint.kinds",
-    "evallint.kinds.base",
-    "evallint.rules",
-    "evallint.rules.api",
-    "evallint.rules.base",
-}
+def _format(module: str) -> str | None:
+    """The format whose package holds the module (`evallint.formats.<name>...`)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "formats" else None
 
 
-def _particular(target: str) -> bool:
-    return target.startswith(("evallint.kinds.", "evallint.rules.")) and target not in _GENERIC
-
-
-def test_the_engine_imports_no_particular_kind_or_rule_family() -> None:
-    """A kind or rule says what the engine needs of it through hooks (`Kind.composes`,
-    `Kind.companion`, `Rule.asks`): the engine never names one, so a new kind needs no edit
-    there."""
+def test_nothing_outside_a_formats_package_imports_it() -> None:
+    """A format is one package: the registries reach it by name (`formats.NAMES`), and
+    everything else (the engine, the shared rules, the CLI, another format) learns what it
+    needs from what its kinds declare (`Kind.case_ids`, `Kind.patterns`, `Kind.owns`, ...), so a
+    new format needs no edit outside its package but its name in the registry."""
     graph = _graph()
+    assert any(_format(m) for m in graph)  # the walk found the formats
     found = [
         f"{module} imports {target}"
         for module, targets in sorted(graph.items())
-        if module.startswith("evallint.engine")
         for target in sorted(targets)
-        if _particular(target)
+        if _format(target) and _format(target) != _format(module)
     ]
     assert found == []
 
 
-def test_no_rule_family_imports_another() -> None:
-    """What two families share lives below them: in the kind's module, or in `rules/api.py`. A
-    family too large for one module may keep a part of its own beside it, named after it
-    (`rules/lmeval_read.py` of `rules/lmeval.py` and `rules/lmeval_versions.py`), which no
-    other family imports."""
-
-    def family(module: str) -> str:
-        return module.rpartition(".")[2].partition("_")[0]
-
-    graph = _graph()
-    found = [
-        f"{module} imports {target}"
-        for module, targets in sorted(graph.items())
-        if _particular(module) and module.startswith("evallint.rules.")
-        for target in sorted(targets)
-        if _particular(target)
-        and target.startswith("evallint.rules.")
-        and family(target) != family(module)
-    ]
-    assert found == []
+def test_the_format_check_finds_an_import_across_formats() -> None:
+    assert _format("evallint.formats.agentv.kinds") == "agentv"
+    assert _format("evallint.formats") is None
+    assert _format("evallint.kinds.base") is None
 
 
 def test_the_api_and_the_session_import_nothing_from_the_cli() -> None:

@@ -540,7 +540,7 @@ def test_bump_raises_a_harness_version_by_one(tmp_path: Path, run: Run) -> None:
 
 
 def test_a_bump_is_offered_only_for_a_version_that_is_a_plain_number() -> None:
-    from evallint.rules.lmeval_versions import _raised_by_one
+    from evallint.formats.lmeval.rules_versions import _raised_by_one
 
     assert [_raised_by_one(v) for v in (1.0, 3, "1.0", "1.5", "7")] == [
         "2.0",

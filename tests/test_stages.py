@@ -20,6 +20,10 @@ from evallint.engine import file, index, parallel
 from evallint.engine.file import Run, active_rules, check_entry
 from evallint.engine.run import lint
 from evallint.facts import Facts
+from evallint.formats.agentv import kinds as agentv
+from evallint.formats.ai_eval import kinds as ai_eval
+from evallint.formats.eee import kinds as eee
+from evallint.formats.promptfoo import kinds as promptfoo
 from evallint.io import discover
 from evallint.kinds import (
     BY_NAME,
@@ -27,14 +31,10 @@ from evallint.kinds import (
     NAMING_FILES,
     REFERRING,
     VERSIONED,
-    agentv,
-    ai_eval,
     content_kind,
     declared_kind,
-    eee,
     kind_named,
     path_kind,
-    promptfoo,
 )
 from evallint.model import Edit, Finding, Severity, Skipped
 from evallint.parse import Document

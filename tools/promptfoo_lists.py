@@ -1,4 +1,4 @@
-"""Write `src/evallint/kinds/promptfoo_redteam.py`: the red-team plugin ids and graders an
+"""Write `src/evallint/formats/promptfoo/kinds_redteam.py`: the red-team plugin ids and graders an
 installed promptfoo knows, as literal tuples (a list of names is a fact of that release).
 
 Usage: python3 tools/promptfoo_lists.py NODE_MODULES_PROMPTFOO NODE
@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "src/evallint/kinds/promptfoo_redteam.py"
+OUT = Path(__file__).resolve().parent.parent / "src/evallint/formats/promptfoo/kinds_redteam.py"
 
 _NODE = """
 const root = process.argv[1];

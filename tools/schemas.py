@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evallint.kinds.eee import CHECKED
+from evallint.formats.eee.kinds import CHECKED
 
 NUM = "(?:0|[1-9][0-9]*)"
 _IDENT = "(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"

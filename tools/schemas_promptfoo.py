@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evallint.kinds.promptfoo import ASSERTION_TYPES, SPECIAL_TYPES
+from evallint.formats.promptfoo.kinds import ASSERTION_TYPES, SPECIAL_TYPES
 
 S = dict[str, Any]
 DRAFT = "http://json-schema.org/draft-07/schema#"

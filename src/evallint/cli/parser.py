@@ -98,7 +98,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _add_check(sub: Any) -> None:
-    from evallint.kinds.eee import CHECKED
+    from evallint.kinds import RELEASES
     from evallint.output import FORMATTERS
 
     check = sub.add_parser("check", help="check eval files (default: the current directory)")
@@ -133,7 +133,7 @@ def _add_check(sub: Any) -> None:
     )
     _add_base_options(check)
     _add_today(check)
-    _add_run_options(check, CHECKED)
+    _add_run_options(check, RELEASES)
     _add_report_options(check)
     _add_accepted_and_fixes(check)
 

@@ -207,14 +207,12 @@ def _walk_dir(
     return sorted(listed)
 
 
-# Hidden folders that hold eval files by their format's own convention (a model repository's
-# results): walked, as git lists them.
-EVAL_FOLDERS = frozenset({".eval_results"})
-
-
 def _skipped(entry: os.DirEntry[str], skip: frozenset[str]) -> bool:
-    """A folder that is tooling, not eval files, by its name: hidden, or named in `skip`.
-    (A virtual environment, which holds pyvenv.cfg, is told when its folder is read.)"""
+    """A folder that is tooling, not eval files, by its name: hidden (but for those formats keep
+    eval files in, `Kind.folders`, walked as git lists them), or named in `skip`. (A virtual
+    environment, which holds pyvenv.cfg, is told when its folder is read.)"""
+    from evallint.kinds import EVAL_FOLDERS
+
     hidden = entry.name.startswith(".") and entry.name not in EVAL_FOLDERS
     return hidden or entry.name in skip
 

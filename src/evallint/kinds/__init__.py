@@ -1,16 +1,18 @@
 """The file kinds evallint knows, and how a file is given one.
 
-A kind is data (see `kinds/base.py`); each format family describes its kinds in its own module
-here, and this registry lists them. Nothing outside `kinds/` names a kind: rules and the engine
-choose kinds by what they hold (`VERSIONED`, `REFERRING`, ...), and a test keeps it so.
+A kind is data (see `kinds/base.py`); each format describes its kinds in its own package
+(`formats/<name>/kinds.py`), and this registry gathers them in the order `formats.NAMES` gives.
+Nothing outside a format's package names its kinds: rules and the engine choose kinds by what
+they hold (`VERSIONED`, `REFERRING`, ...), and a test keeps it so.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from importlib import import_module
 
-from evallint.kinds import abp, agentv, ai_eval, eee, hf, lmeval, oaievals, promptfoo
+from evallint.formats import NAMES
 from evallint.kinds.base import Kind, PathTest, items
 from evallint.model import JSON
 
@@ -36,26 +38,22 @@ __all__ = [
     "warns_in",
 ]
 
+
+def _kinds() -> list[tuple[Kind, str]]:
+    """Every format's kinds, each with its format's name, in the registry's order; a
+    `fallback` kind after all others."""
+    found = [
+        (kind, name)
+        for name in NAMES
+        for kind in import_module(f"evallint.formats.{name}.kinds").KINDS
+    ]
+    return sorted(found, key=lambda pair: pair[0].fallback)
+
+
+_FOUND = _kinds()
+_FORMAT_OF = {kind.name: name for kind, name in _FOUND}
 # Order matters: the first kind whose evidence matches wins.
-KINDS: tuple[Kind, ...] = (
-    ai_eval.RUBRIC,
-    ai_eval.JUDGE,
-    abp.EVALS,
-    abp.STATIC_CHECKS,
-    promptfoo.CONFIG,
-    agentv.V2,
-    agentv.SPEC,
-    agentv.V4,
-    agentv.NEXT,
-    eee.AGGREGATE,
-    eee.INSTANCE,
-    hf.BENCHMARK,
-    hf.RESULTS,
-    hf.INSPECT_EVALS,
-    lmeval.TASK,
-    *oaievals.KINDS,
-    ai_eval.DATASET,
-)
+KINDS: tuple[Kind, ...] = tuple(kind for kind, _ in _FOUND)
 
 BY_NAME: Mapping[str, Kind] = {k.name: k for k in KINDS}
 
@@ -65,6 +63,13 @@ REFERRING = tuple(k for k in KINDS if k.references)  # rubric/{id}@{pin} referen
 NAMING_FILES = tuple(k for k in KINDS if k.file_refs)  # files the format reads at run time
 COMPOSING = tuple(k for k in KINDS if k.composes)  # definers composed of others of their kind
 READING = tuple(k for k in KINDS if k.reads)  # files that load other files' content at run time
+PATTERNED = tuple(k for k in KINDS if k.patterns)  # regular expressions a runner compiles
+CASED = tuple(k for k in KINDS if k.case_ids)  # cases (tests) with ids
+NAMESPACED = tuple(k for k in KINDS if k.namespace)  # what references name: rubric/{id}
+# Hidden folders formats keep eval files in; the releases `--eee-version` may force.
+EVAL_FOLDERS = frozenset(f for k in KINDS for f in k.folders)
+RELEASES = tuple(dict.fromkeys(r for k in KINDS if k.forced_schema for r in k.releases))
+_OWNERS = tuple(k for k in KINDS if k.owns)
 _COMPANIONS = tuple(dict.fromkeys(k.companion for k in KINDS if k.companion))
 
 
@@ -125,7 +130,19 @@ def declared_in_text(text: str) -> Kind | None:
 
 def not_ours(path: str, data: JSON) -> str | None:
     """Why a parsed file that no kind matches is another tool's, when it plainly is."""
-    return agentv.other_tools_eval(path, data)
+    for kind in KINDS:
+        why = kind.disowns(path, data) if kind.disowns else None
+        if why:
+            return why
+    return None
+
+
+def _owner(path: str, data: JSON) -> str | None:
+    """The format whose runner owns a file whatever keys it shares (`Kind.owns`)."""
+    for kind in _OWNERS:
+        if kind.owns is not None and kind.owns(path, data):
+            return _FORMAT_OF[kind.name]
+    return None
 
 
 def tooling(path: str) -> bool:
@@ -156,7 +173,10 @@ def claimed_kind(path: str, fmt: str) -> Kind | None:
 def content_kind(path: str, data: JSON, fmt: str) -> Kind | None:
     if tooling(path):
         return None
+    owner = _owner(path, data) if _OWNERS else None
     for kind in KINDS:
+        if owner is not None and _FORMAT_OF[kind.name] != owner:
+            continue
         if kind.by_content and fmt in kind.formats and kind.by_content(path, data):
             return kind
     return None
@@ -204,7 +224,7 @@ def near_kind(path: str, data: JSON, fmt: str) -> Kind | None:
 
     if not isinstance(data, dict) or tooling(path) or not_ours(path, data):
         return None
-    if agentv.is_promptfoo(path, data):
+    if _owner(path, data) is not None:
         return None  # promptfoo's `defaultTest` is no misspelt `default_test`
     for kind in KINDS:
         if fmt not in kind.formats:

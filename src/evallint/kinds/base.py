@@ -73,6 +73,21 @@ def candidates(doc_path: str, ref: FileRef, root_name: str = "") -> list[str]:
 
 
 Digest = dict[str, list[str]]
+
+
+@record(kw_only=True)
+class Pattern:
+    """A regular expression a file holds: where, its text, the engine its runner compiles it
+    with (ai_eval's PHP: PCRE, read by Python's `re`; AgentV: JavaScript's RegExp), and for
+    PCRE its flag letters and where they are written."""
+
+    at: Pointer
+    text: str
+    engine: Literal["pcre", "javascript"]
+    flags: JSON = ""
+    flags_at: Pointer = ()
+
+
 CaseIds = Callable[[JSON], Iterator[tuple[Pointer, JSON]]]
 FileRefs = Callable[[JSON], Iterator[FileRef]]
 
@@ -162,6 +177,23 @@ class Kind:
     # Rules whose findings are warnings at most in files of this kind, where its runner only warns
     # (unless the configuration sets their level).
     warns: frozenset[str] = frozenset()
+    # Claims a file only when no other kind's evidence does (its evidence is common).
+    fallback: bool = False
+    # Files its runner owns whatever keys they share with other formats' (a promptfoo config
+    # holds `tests` and `prompts` as AgentV suites do): no other format claims them by content.
+    owns: ContentTest | None = None
+    # Why a parsed file no kind claims is plainly another tool's, though its name is this
+    # kind's (`eval.yaml` of Hugging Face): said in the list of skipped files.
+    disowns: Callable[[str, JSON], str | None] | None = None
+    # The regular expressions a file holds, for `invalid-regex`.
+    patterns: Callable[[JSON], Iterator[Pattern]] | None = None
+    # The `type:` values its graders take, offered by the editor's completion.
+    grader_types: frozenset[str] = frozenset()
+    # Hidden folders its format keeps eval files in (a model repository's `.eval_results`):
+    # walked where other hidden folders are not.
+    folders: frozenset[str] = frozenset()
+    # The releases of its format a run may be told to check against (`--eee-version`).
+    releases: tuple[str, ...] = ()
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

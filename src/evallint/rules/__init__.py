@@ -1,42 +1,37 @@
-"""The rule registry: a literal tuple of rule families, each a module of rules."""
+"""The rule registry: the shared rule families, then each format's (`formats.NAMES`), each a
+module of rules."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
+from types import ModuleType
 
+from evallint.formats import NAMES
 from evallint.rules import (
-    agentv,
-    agentv_cases,
-    agentv_prompts,
-    agentv_rejected,
-    agentv_v2,
     cases,
-    checks,
-    datasets,
-    eee,
-    eee_prose,
     files,
-    hf,
-    judges,
     keys,
-    lmeval,
-    lmeval_index,
-    lmeval_versions,
-    oaievals,
     parse_rules,
-    promptfoo,
-    promptfoo_csv,
-    promptfoo_files,
-    promptfoo_prompts,
-    promptfoo_providers,
-    promptfoo_redteam,
-    promptfoo_vars,
-    references,
+    regex,
     schema_rules,
     suppressed,
     versions,
 )
 from evallint.rules.base import Rule
+
+
+def _format_families(name: str) -> tuple[ModuleType, ...]:
+    """A format's rule families: its `rules` module, or the modules it lists as `FAMILIES`."""
+    try:
+        module = import_module(f"evallint.formats.{name}.rules")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"evallint.formats.{name}.rules":
+            raise
+        return ()  # a format of kinds alone: the shared rules are all it has
+    families: tuple[ModuleType, ...] = getattr(module, "FAMILIES", (module,))
+    return families
+
 
 # The rule families, in the order `evallint rules` lists them; each lists its rules in the order
 # it defines them. A rule added to a family needs no line here.
@@ -44,32 +39,11 @@ FAMILIES = (
     parse_rules,
     schema_rules,
     keys,
-    references,
-    judges,
-    checks,
-    datasets,
     versions,
     cases,
     files,
-    agentv,
-    agentv_rejected,
-    agentv_cases,
-    agentv_prompts,
-    agentv_v2,
-    eee,
-    eee_prose,
-    hf,
-    lmeval,
-    lmeval_index,
-    lmeval_versions,
-    oaievals,
-    promptfoo,
-    promptfoo_files,
-    promptfoo_vars,
-    promptfoo_csv,
-    promptfoo_providers,
-    promptfoo_prompts,
-    promptfoo_redteam,
+    regex,
+    *(family for name in NAMES for family in _format_families(name)),
     suppressed,
 )
 ALL_RULES: tuple[Rule, ...] = tuple(

@@ -303,17 +303,6 @@ def _file_refs(data: JSON, kind: Kind) -> tuple[FileRef, ...]:
     return tuple(kind.file_refs(data)) if kind.file_refs is not None else ()
 
 
-def graders_of(doc: Document) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
-    """Every grader of an AgentV suite, found once for all its rules."""
-    return doc.facts.get(_graders, doc.data)
-
-
-def _graders(data: JSON) -> tuple[tuple[Pointer, dict[str, JSON]], ...]:
-    from evallint.kinds.agentv import all_graders
-
-    return tuple(all_graders(data))
-
-
 # Files others name that are read by their own formats: promptfoo's CSV test files and prompt
 # templates (placed by offsets); any other name without a format is read as YAML.
 _READ_AS: dict[str, Format] = {".csv": "csv", ".txt": "text", ".md": "text", ".j2": "text"}
@@ -325,3 +314,15 @@ def csv_table(doc: Document) -> Table:
     from evallint.parse.csvload import scan
 
     return doc.facts.get(scan, doc.text)
+
+
+def compile_error(pattern: str, flags: int = 0) -> re.error | None:
+    """Why Python's `re` cannot take a pattern from a file, if it cannot (never a crash)."""
+    try:
+        re.compile(pattern, flags)
+    except re.error as exc:
+        return exc
+    except (OverflowError, RecursionError, MemoryError, ValueError) as exc:
+        # a{4294967296}: a repeat count or nesting beyond what the engine can represent
+        return re.error(f"beyond what the regex engine can hold: {exc}")
+    return None

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import KINDS, ai_eval
+from evallint.kinds import KINDS
 from evallint.model import Finding, Fix, Pointer, Severity
 from evallint.rules.api import held_keys
 from evallint.rules.base import rule
 from evallint.suggest import sole, suggest
-from evallint.validation.schemas import load_schema
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -142,40 +141,3 @@ def _missing(doc: Document, ctx: Context, pointer: Pointer, hint: str | None) ->
     if hint is None or (pointer, hint) not in ctx.misspelt_required(doc):
         return ""
     return f" (so the required {hint!r} is missing)"
-
-
-def known_check_kinds() -> list[str]:
-    kinds: list[str] = load_schema(ai_eval.RUBRIC.name)["definitions"]["check"]["properties"][
-        "kind"
-    ]["examples"]
-    return kinds
-
-
-@rule("unknown-check-kind", Severity.WARNING, kinds=(ai_eval.RUBRIC,))
-def unknown_check_kind(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A rubric check has a `kind` no built-in executor runs.
-
-    Executors can add kinds, so this is a warning; a check no executor claims is left out of the
-    score. A kind close to a built-in one is reported with the kind it probably meant.
-
-    Bad (rubrics/tone.yaml):
-        id: tone
-        version: "1.0.0"
-        checks: [{kind: must_contain, id: polite, values: [please]}]
-        scoring: {combine: all_pass}
-    Good (rubrics/tone.yaml):
-        id: tone
-        version: "1.0.0"
-        checks: [{kind: must_contain_any, id: polite, values: [please]}]
-        scoring: {combine: all_pass}
-    """
-    checks = doc.data.get("checks") if isinstance(doc.data, dict) else None
-    if not isinstance(checks, list):
-        return
-    known = known_check_kinds()
-    for i, check in enumerate(checks):
-        kind = check.get("kind") if isinstance(check, dict) else None
-        if isinstance(kind, str) and kind not in known:
-            hint = suggest(kind, known)
-            tail = f"; did you mean {hint!r}?" if hint else " (no built-in executor runs it)"
-            yield Finding(("checks", i, "kind"), f"unknown check kind {kind!r}{tail}")

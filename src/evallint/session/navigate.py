@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.kinds import KINDS, agentv, promptfoo
+from evallint.kinds import KINDS
 from evallint.kinds.base import FileRef, candidates
 from evallint.model import Pointer, Span
 from evallint.project import Entry
@@ -119,7 +119,4 @@ def complete(entry: Entry, index: Index, before: str) -> list[str]:
 
 
 _NAMESPACES = frozenset(k.namespace for k in KINDS if k.namespace)
-_GRADER_TYPES: dict[str, frozenset[str]] = {
-    **agentv.GRADER_TYPES,
-    promptfoo.CONFIG.name: frozenset(promptfoo.ASSERTION_TYPES),
-}
+_GRADER_TYPES = {k.name: k.grader_types for k in KINDS}

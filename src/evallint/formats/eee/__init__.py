@@ -1,0 +1,1 @@
+"""Every Eval Ever: aggregate result records and their instance-level JSONL."""

@@ -1,0 +1,1 @@
+"""lm-evaluation-harness task configs: tasks, groups, includes, `!function` references."""

@@ -1,0 +1,1 @@
+"""The OpenAI evals registry: `registry/evals/*.yaml`, eval sets, model-graded specs, samples."""
