@@ -108,8 +108,20 @@ def _package_with_additions(tmp: Path) -> Path:
     (toy / "__init__.py").write_text('"""A toy format."""\n', encoding="utf-8")
     (toy / "kinds.py").write_text(KIND, encoding="utf-8")
     (toy / "rules.py").write_text(RULES, encoding="utf-8")
-    (pkg / "schema" / "toy-suite.schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    source = f'"""The toy schema."""\n\nSCHEMAS = {{"toy-suite": lambda: {SCHEMA!r}}}\n'
+    (toy / "schemas.py").write_text(source, encoding="utf-8")
     _insert(pkg / "formats" / "__init__.py", "NAMES = (", '"toy", ')
+    # The generated schema, as tools/schemas.py writes it from the package's sources.
+    code = "import schemas; print(schemas.render(schemas.all_schemas()['toy-suite']()))"
+    path = os.pathsep.join((str(pkg.parent), str(REPO / "tools")))
+    written = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (pkg / "schema" / "toy-suite.schema.json").write_text(written, encoding="utf-8")
     # The output format: its module and its row.
     (pkg / "output" / "tsv.py").write_text(FORMAT, encoding="utf-8")
     _insert(
@@ -153,6 +165,7 @@ def test_a_new_format_and_output_format_need_no_other_edit(tmp_path: Path) -> No
         "formats/toy/__init__.py",
         "formats/toy/kinds.py",
         "formats/toy/rules.py",
+        "formats/toy/schemas.py",
         "output/__init__.py",  # the output format's row
         "output/tsv.py",
     ]

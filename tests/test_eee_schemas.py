@@ -1,4 +1,4 @@
-"""Our EEE schemas (written by tools/schemas_eee.py) constrain what EEE's published ones do, place
+"""Our EEE schemas (written from src/evallint/formats/eee/schemas*.py) constrain what EEE's published ones do, place
 by place: the same types, enums, required keys, bounds, patterns and closed objects, in both
 directions. A keyword our generator drops (as it once dropped the items of `available_tools`)
 is caught here even where no record of the corpus uses that place.
