@@ -1,7 +1,7 @@
-"""Our EEE schemas (written from src/evallint/formats/eee/schemas*.py) constrain what EEE's published ones do, place
-by place: the same types, enums, required keys, bounds, patterns and closed objects, in both
-directions. A keyword our generator drops (as it once dropped the items of `available_tools`)
-is caught here even where no record of the corpus uses that place.
+"""Our EEE schemas (written from `formats/eee/schemas*.py`) constrain what EEE's published ones
+do, place by place: the same types, enums, required keys, bounds, patterns and closed objects,
+in both directions. A keyword our generator drops (as it once dropped the items of
+`available_tools`) is caught here even where no record of the corpus uses that place.
 
 Equal in meaning counts as equal: an `allOf` is its branches' constraints in one place; an
 `enum` of strings is a string; a character class is compared with its ranges sorted.
