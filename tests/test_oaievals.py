@@ -64,8 +64,41 @@ def test_reserved_keys_and_samples_paths() -> None:
 
 def test_a_duplicate_key_in_a_registry_file_is_a_warning() -> None:
     """PyYAML's safe loader keeps the last value: the runner reads the file."""
-    spec = "fact:\n  prompt: a\n  prompt: b\n  choice_strings: ABC\n"
+    spec = "fact:\n  prompt: a\n  prompt: b\n  choice_strings: ABC\n  input_outputs: {i: o}\n"
     found = lint_files({"registry/modelgraded/fact.yaml": spec})
     assert [(d.span.line, d.rule, d.severity.label) for d in found] == [
         (3, "duplicate-key", "warning")
     ]
+
+
+def test_specs_are_checked_as_the_spec_classes_build_them() -> None:
+    """A text spec stops the loader; a spec lacks a field its class needs (an error) or holds a
+    key the class ignores (a warning, with the key it probably meant); null is accepted where
+    the class says Optional."""
+    evals = (
+        "arith:\n  id: arith.dev.v0\n  description:\n  metric: [accuracy]\n"
+        "arith.dev.v0:\n  class: evals.elsuite.basic.match:Match\n"
+        "  arg: {samples_jsonl: arith/samples.jsonl}\n"
+        "arith.test.v0: arith.dev.v0\n"
+        "arith.x.v0:\n  class: Match\n"
+    )
+    graded = "fact:\n  prompt: '{input} {completion}'\n  choice_strings: ABC\n  eval_typ: cot\n"
+    found = lint_files(
+        {"registry/evals/arith.yaml": evals, "registry/modelgraded/fact.yaml": graded, **DATA}
+    )
+    assert sorted(
+        (d.path, d.span.line, d.span.column, d.rule, d.severity.label) for d in found
+    ) == [
+        ("registry/evals/arith.yaml", 4, 3, "unknown-key", "warning"),
+        ("registry/evals/arith.yaml", 7, 3, "unknown-key", "warning"),
+        ("registry/evals/arith.yaml", 8, 16, "schema-violation", "error"),
+        ("registry/evals/arith.yaml", 10, 10, "schema-violation", "error"),
+        ("registry/modelgraded/fact.yaml", 1, 1, "schema-violation", "error"),
+        ("registry/modelgraded/fact.yaml", 4, 3, "unknown-key", "warning"),
+    ]
+    messages = {(d.path, d.span.line): d.message for d in found}
+    assert (
+        messages["registry/evals/arith.yaml", 4] == "unknown key 'metric'; did you mean 'metrics'?"
+    )
+    assert messages["registry/evals/arith.yaml", 7] == "unknown key 'arg'; did you mean 'args'?"
+    assert "input_outputs" in messages["registry/modelgraded/fact.yaml", 1]

@@ -47,8 +47,9 @@ def _entries(data: JSON) -> bool:
     )
 
 
-# PyYAML's safe loader keeps the last of duplicate keys without a word.
-_LOADER_WARNS = frozenset({"duplicate-key"})
+# PyYAML's safe loader keeps the last of duplicate keys without a word, and the spec classes
+# (pydantic dataclasses) ignore keys they do not know.
+_LOADER_WARNS = frozenset({"duplicate-key", "unknown-key", "key-typo"})
 
 
 def _kind(name: str, title: str, part: str, holds: str) -> Kind:
@@ -57,6 +58,7 @@ def _kind(name: str, title: str, part: str, holds: str) -> Kind:
         name=name,
         title=title,
         formats=frozenset({"yaml"}),
+        schema=name,
         about=f"a `*.yaml` file directly in a `registry/{part}/` folder: {holds}",
         by_path=_in(part),
         weighs=_entries,
