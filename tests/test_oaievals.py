@@ -102,3 +102,35 @@ def test_specs_are_checked_as_the_spec_classes_build_them() -> None:
     )
     assert messages["registry/evals/arith.yaml", 7] == "unknown key 'arg'; did you mean 'args'?"
     assert "input_outputs" in messages["registry/modelgraded/fact.yaml", 1]
+
+
+def test_a_basic_evals_samples_are_checked_at_their_line() -> None:
+    """Match, Includes and FuzzyMatch assert `input` and `ideal` sample by sample; the samples
+    file is checked once, whichever evals read it, and only for those classes."""
+    evals = (
+        ARITH
+        + "arith.test.v0:\n"
+        + MATCH.format("arith/samples.jsonl").replace(
+            "basic.match:Match", "basic.includes:Includes"
+        )
+        + "other.dev.v0:\n  class: my.evals:Other\n  args: {samples_jsonl: other.jsonl}\n"
+    )
+    samples = (
+        '{"input": [{"role": "user", "content": "1+1"}], "ideal": ["2", "two"]}\n'
+        '{"input": "1+2", "answer": "3"}\n'
+        '{"input": 3, "ideal": [3]}\n'
+        "[]\n"
+    )
+    files = {
+        "registry/evals/arith.yaml": evals,
+        "registry/data/arith/samples.jsonl": samples,
+        "registry/data/other.jsonl": "[]\n",
+    }
+    found = lint_files(files)
+    assert sorted((d.path, d.span.line, d.span.column, d.rule) for d in found) == [
+        ("registry/data/arith/samples.jsonl", 2, 1, "oaieval-sample"),
+        ("registry/data/arith/samples.jsonl", 3, 11, "oaieval-sample"),
+        ("registry/data/arith/samples.jsonl", 3, 23, "oaieval-sample"),
+        ("registry/data/arith/samples.jsonl", 4, 1, "oaieval-sample"),
+    ]
+    assert found[0].message == "the sample has no 'ideal': the eval stops at it"
