@@ -134,3 +134,26 @@ def test_a_basic_evals_samples_are_checked_at_their_line() -> None:
         ("registry/data/arith/samples.jsonl", 4, 1, "oaieval-sample"),
     ]
     assert found[0].message == "the sample has no 'ideal': the eval stops at it"
+
+
+def test_choices_a_grader_cannot_score() -> None:
+    spec = (
+        "fact:\n  prompt: '{input} {completion}'\n  choice_strings: ['Yes', 'No.', 'Unsure']\n"
+        "  choice_scores: {'Yes': 1.0, 'No.': 0.0}\n  input_outputs: {input: completion}\n"
+        "ab:\n  prompt: '{input}'\n  choice_strings: AB\n  choice_scores: from_strings\n"
+        "  input_outputs: {input: completion}\n"
+        "named:\n  prompt: '{input}'\n  choice_strings: from_n\n  choice_scores: from_strings\n"
+        "  input_outputs: {input: completion}\n"
+    )
+    found = lint_files({"registry/modelgraded/fact.yaml": spec})
+    assert sorted((d.span.line, d.span.column, d.rule, d.message) for d in found) == [
+        (3, 27, "oaieval-choices", "the choice 'No.' holds punctuation, which the grader refuses"),
+        (
+            4,
+            18,
+            "oaieval-choices",
+            "no score for 'Unsure': the eval stops when the grader picks it",
+        ),
+        (8, 19, "oaieval-choices", "'from_strings' scores each choice as a number; 'A' is none"),
+        (8, 19, "oaieval-choices", "'from_strings' scores each choice as a number; 'B' is none"),
+    ]
