@@ -11,6 +11,7 @@ from typing import NoReturn
 
 import jsonschema
 import pytest
+from hypothesis import settings
 
 from evallint.baseline import Baseline
 from evallint.cli.main import main
@@ -29,6 +30,10 @@ SHARED = REPO.parent / "shared"
 # The commands the test extra installs (evallint, ruff, mypy, pre-commit, zizmor) are those
 # beside the Python that runs the suite, whether or not its environment was activated.
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+# The suite runs on every core, beside other work in CI: a property's example may take several
+# times its usual time, which says nothing of the property. Timing is measured by benchmarks/.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

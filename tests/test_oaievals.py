@@ -3,8 +3,12 @@ aliases, eval sets, reserved keys and samples paths."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import evallint.api
 from conftest import lint_files
 from evallint.kinds import BY_NAME, path_kind
+from test_git import Repo
 
 MATCH = "  class: evals.elsuite.basic.match:Match\n  args: {{samples_jsonl: {}}}\n"
 ARITH = "arith:\n  id: arith.dev.v0\narith.dev.v0:\n" + MATCH.format("arith/samples.jsonl")
@@ -156,4 +160,41 @@ def test_choices_a_grader_cannot_score() -> None:
         ),
         (8, 19, "oaieval-choices", "'from_strings' scores each choice as a number; 'A' is none"),
         (8, 19, "oaieval-choices", "'from_strings' scores each choice as a number; 'B' is none"),
+    ]
+
+
+def test_an_eval_that_changes_under_its_name_needs_a_new_version(tmp_path: Path) -> None:
+    """In a real repository: a changed argument, and a changed samples file the eval reads,
+    each at the changed line with the next name; a new name (.v1) or a change to the alias
+    alone passes."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"registry/evals/arith.yaml": ARITH, **DATA})
+    repo.git("checkout", "-q", "-b", "change")
+
+    def diff() -> list[tuple[str, int, int, str, str]]:
+        report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+        return [(d.path, d.span.line, d.span.column, d.rule, d.message) for d in report.diagnostics]
+
+    few = ARITH.replace("args: {", "args: {num_few_shot: 4, ")
+    repo.commit({"registry/evals/arith.yaml": few})
+    assert diff() == [
+        (
+            "registry/evals/arith.yaml",
+            5,
+            24,
+            "oaieval-version-not-bumped",
+            "its argument 'num_few_shot' changed and 'arith.dev.v0' kept its name: rename it "
+            "'arith.dev.v1'",
+        )
+    ]
+    repo.commit({"registry/evals/arith.yaml": few.replace("arith.dev.v0", "arith.dev.v1")})
+    assert diff() == []
+    repo.commit(
+        {
+            "registry/evals/arith.yaml": ARITH,
+            "registry/data/arith/samples.jsonl": DATA["registry/data/arith/samples.jsonl"] * 2,
+        }
+    )
+    assert [f[:4] for f in diff()] == [
+        ("registry/evals/arith.yaml", 5, 25, "oaieval-version-not-bumped")
     ]

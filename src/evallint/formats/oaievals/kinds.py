@@ -10,6 +10,8 @@ or a mapping with `id`) or the spec itself (`class` and `args` for an eval, `eva
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from evallint.kinds.base import Kind, PathTest
 from evallint.model import JSON
 
@@ -47,6 +49,24 @@ def _entries(data: JSON) -> bool:
     )
 
 
+def reads(path: str, data: JSON) -> Iterator[str]:
+    """The samples files an evals file's evals read (`registry/data/<samples_jsonl>`): a change
+    to one is checked in the evals that read it (their version)."""
+    if registry_part(path) != "evals" or not isinstance(data, dict):
+        return
+    data_folder = registry_root(path) + "data/"
+    for spec in data.values():
+        args = spec.get("args") if isinstance(spec, dict) else None
+        samples = args.get("samples_jsonl") if isinstance(args, dict) else None
+        if isinstance(samples, str) and "*" not in samples and "://" not in samples:
+            yield data_folder + samples.strip("/")
+
+
+def readable(path: str, data: JSON, files: frozenset[str]) -> bool:
+    """A samples file: a `.jsonl` file under a registry's `data/` folder."""
+    return path.endswith(".jsonl") and "registry/data/" in path
+
+
 # PyYAML's safe loader keeps the last of duplicate keys without a word, and the spec classes
 # (pydantic dataclasses) ignore keys they do not know.
 _LOADER_WARNS = frozenset({"duplicate-key", "unknown-key", "key-typo"})
@@ -54,6 +74,7 @@ _LOADER_WARNS = frozenset({"duplicate-key", "unknown-key", "key-typo"})
 
 def _kind(name: str, title: str, part: str, holds: str) -> Kind:
     """The kind of the files of one resource folder of a registry."""
+    evals = part == "evals"
     return Kind(
         name=name,
         title=title,
@@ -64,6 +85,8 @@ def _kind(name: str, title: str, part: str, holds: str) -> Kind:
         weighs=_entries,
         editor_globs=(),
         warns=_LOADER_WARNS,
+        reads=reads if evals else None,
+        readable=readable if evals else None,
     )
 
 

@@ -1,0 +1,126 @@
+"""OpenAI evals versions: the version lives in the eval's name (`arith.dev.v0`). The registry's
+guide asks for a new one (`.v1`) whenever what the eval measures changes, so results of the two
+are never read as one; these rules compare each eval with the change's base."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.formats.oaievals import kinds as oaievals
+from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.records import record
+from evallint.rules.base import rule
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.rules.api import Context, Others
+
+_VERSION = re.compile(r"^(?P<stem>.+)\.v(?P<n>\d+)$")
+
+
+def next_name(name: str) -> str | None:
+    """`arith.dev.v1` of `arith.dev.v0`; None for a name without a version."""
+    found = _VERSION.match(name)
+    return f"{found['stem']}.v{int(found['n']) + 1}" if found else None
+
+
+@record
+class _Change:
+    at: Pointer
+    what: str
+
+
+def _samples(spec: dict[str, JSON]) -> str | None:
+    args = spec.get("args")
+    path = args.get("samples_jsonl") if isinstance(args, dict) else None
+    return path if isinstance(path, str) and "*" not in path else None
+
+
+def _spec_change(name: str, now: dict[str, JSON], then: dict[str, JSON]) -> _Change | None:
+    """The first key of the spec that differs (its class, an argument)."""
+    if now.get("class") != then.get("class"):
+        return _Change((name, "class"), "its class")
+    args, before = now.get("args"), then.get("args")
+    if args == before:
+        return None
+    if isinstance(args, dict) and isinstance(before, dict):
+        key = next(
+            k for k in sorted(set(args) | set(before), key=str) if args.get(k) != before.get(k)
+        )
+        at: Pointer = (name, "args", key) if key in args else (name, "args")
+        return _Change(at, f"its argument {key!r}")
+    return _Change((name, "args"), "its arguments")
+
+
+def _samples_change(
+    name: str, spec: dict[str, JSON], root: str, now: Others, then: Others
+) -> _Change | None:
+    path = _samples(spec)
+    if path is None:
+        return None
+    full = f"{root}data/{path.strip('/')}"
+    head, base = now.raw(full), then.raw(full)
+    if isinstance(head, str) or isinstance(base, str) or head == base:
+        return None  # a missing file is oaieval-samples'; a folder of samples is not compared
+    return _Change((name, "args", "samples_jsonl"), f"its samples ({path})")
+
+
+def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
+    """Each eval of the file kept under its name at the base whose spec or samples changed."""
+    if ctx.base_files is None or ctx.others is None or not isinstance(doc.data, dict):
+        return
+    before = ctx.base_files.parsed(doc.path)
+    if isinstance(before, str) or not before.ok or not isinstance(before.data, dict):
+        return  # a new file: every eval in it is new
+    root = oaievals.registry_root(doc.path)
+    for name, spec in doc.data.items():
+        then = before.data.get(name)
+        if not (isinstance(spec, dict) and isinstance(then, dict) and "id" not in spec):
+            continue
+        found = _spec_change(name, spec, then) or _samples_change(
+            name, spec, root, ctx.others, ctx.base_files
+        )
+        if found is not None:
+            yield name, found
+
+
+@rule(
+    "oaieval-version-not-bumped",
+    Severity.ERROR,
+    kinds=(oaievals.EVALS,),
+    needs_base=True,
+    reads_files=True,
+)
+def oaieval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An eval's class, arguments or samples changed and its name kept its version.
+
+    An eval's version is the last part of its name (`arith.dev.v0`), and the registry's guide
+    asks for a new version when an eval changes, so results recorded under the old name are
+    never read as the new eval's. A change counts in the class, in an argument, and in the
+    content of the samples file it reads. Reported on the first changed key, naming the next
+    version (rename the eval and the alias that leads to it). Checked with `--diff` and
+    `--base`.
+
+    Given (registry/data/arith/samples.jsonl):
+        {"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}
+    Given (registry/data/arith/hard.jsonl):
+        {"input": [{"role": "user", "content": "17*23"}], "ideal": "391"}
+    Base (registry/evals/arith.yaml):
+        arith.dev.v0:
+          class: evals.elsuite.basic.match:Match
+          args: {samples_jsonl: arith/samples.jsonl}
+    Bad (registry/evals/arith.yaml):
+        arith.dev.v0:
+          class: evals.elsuite.basic.match:Match
+          args: {samples_jsonl: arith/hard.jsonl}
+    Good (registry/evals/arith.yaml):
+        arith.dev.v1:
+          class: evals.elsuite.basic.match:Match
+          args: {samples_jsonl: arith/hard.jsonl}
+    """
+    for name, found in changes(doc, ctx):
+        after = next_name(name)
+        rename = f": rename it {after!r}" if after else ": give its name a version (.v0)"
+        yield Finding(found.at, f"{found.what} changed and {name!r} kept its name{rename}")
