@@ -4,6 +4,7 @@ aliases, eval sets, reserved keys and samples paths."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import evallint.api
 from conftest import lint_files
@@ -198,3 +199,20 @@ def test_an_eval_that_changes_under_its_name_needs_a_new_version(tmp_path: Path)
     assert [f[:4] for f in diff()] == [
         ("registry/evals/arith.yaml", 5, 25, "oaieval-version-not-bumped")
     ]
+
+
+def test_bump_renames_the_eval_and_fix_moves_its_alias(tmp_path: Path, run: Any) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"registry/evals/arith.yaml": ARITH, **DATA})
+    repo.git("checkout", "-q", "-b", "change")
+    few = ARITH.replace("args: {", "args: {num_few_shot: 4, ")
+    repo.commit({"registry/evals/arith.yaml": few})
+    code, out, _ = run("bump", "--diff", "main", cwd=repo.root)
+    assert code == 0, out
+    text = (repo.root / "registry/evals/arith.yaml").read_text(encoding="utf-8")
+    assert "arith.dev.v1:\n" in text and "id: arith.dev.v0" in text
+    code, out, _ = run("check", "--diff", "main", "--fix", cwd=repo.root)
+    assert code == 0, out
+    assert (repo.root / "registry/evals/arith.yaml").read_text(encoding="utf-8") == few.replace(
+        "arith.dev.v0", "arith.dev.v1"
+    )

@@ -10,6 +10,7 @@ or a mapping with `id`) or the spec itself (`class` and `args` for an eval, `eva
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from evallint.kinds.base import Kind, PathTest
@@ -26,6 +27,16 @@ def registry_part(path: str) -> str | None:
     if len(parts) < 3 or parts[-3] != "registry" or not parts[-1].endswith(".yaml"):
         return None
     return parts[-2] if parts[-2] in PARTS else None
+
+
+_VERSIONED = re.compile(r"^(?P<stem>.+)\.v(?P<n>\d+)$")
+
+
+def next_version(name: str) -> str | None:
+    """`arith.dev.v1` of `arith.dev.v0`: an eval's version is the last part of its name. None
+    for a name without one."""
+    found = _VERSIONED.match(name)
+    return f"{found['stem']}.v{int(found['n']) + 1}" if found else None
 
 
 def registry_root(path: str) -> str:

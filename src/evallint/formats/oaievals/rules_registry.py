@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.oaievals import kinds as oaievals
-from evallint.model import Finding, Severity
+from evallint.model import Finding, Fix, Severity
 from evallint.records import record
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -130,13 +130,21 @@ def oaieval_reserved_key(doc: Document, ctx: Context) -> Iterator[Finding]:
                 )
 
 
-@rule("oaieval-unknown-name", Severity.ERROR, kinds=KINDS, reads_files=True, precision="high")
+@rule(
+    "oaieval-unknown-name",
+    Severity.ERROR,
+    kinds=KINDS,
+    reads_files=True,
+    precision="high",
+    fixable=True,
+)
 def oaieval_unknown_name(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An alias names a spec the registry does not define: the eval is "not found".
 
     An alias (`arith: {id: arith.dev.v0}`, or a text) leads to another name of its resource
     type; the `evals` package finds no spec for a name it does not hold ("not found") and
-    `oaieval` stops. With a did-you-mean.
+    `oaieval` stops. With a did-you-mean; an alias to a version the file no longer holds, where
+    it holds the next one (`evallint bump` renamed the eval), is fixed by `--fix`.
 
     Given (registry/data/arith/samples.jsonl):
         {"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}
@@ -167,7 +175,9 @@ def oaieval_unknown_name(doc: Document, ctx: Context) -> Iterator[Finding]:
             hint = suggest(alias, names)
             tail = f"; did you mean {hint!r}?" if hint else ""
             at = (name,) if isinstance(spec, str) else (name, "id")
-            yield Finding(at, f"{alias!r} is no name of {where[0]}{where[1]}/{tail}")
+            moved = hint is not None and hint == oaievals.next_version(alias) and hint in doc.data
+            fix = Fix(at, alias, hint) if moved and hint is not None else None
+            yield Finding(at, f"{alias!r} is no name of {where[0]}{where[1]}/{tail}", fix=fix)
 
 
 @rule("oaieval-set-member", Severity.WARNING, kinds=(oaievals.EVAL_SETS,), reads_files=True)

@@ -4,26 +4,17 @@ are never read as one; these rules compare each eval with the change's base."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.oaievals import kinds as oaievals
-from evallint.model import JSON, Finding, Pointer, Severity
+from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.records import record
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context, Others
-
-_VERSION = re.compile(r"^(?P<stem>.+)\.v(?P<n>\d+)$")
-
-
-def next_name(name: str) -> str | None:
-    """`arith.dev.v1` of `arith.dev.v0`; None for a name without a version."""
-    found = _VERSION.match(name)
-    return f"{found['stem']}.v{int(found['n']) + 1}" if found else None
 
 
 @record
@@ -92,6 +83,8 @@ def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
     kinds=(oaievals.EVALS,),
     needs_base=True,
     reads_files=True,
+    fixable=True,
+    bumps=True,
 )
 def oaieval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]:
     """An eval's class, arguments or samples changed and its name kept its version.
@@ -100,8 +93,8 @@ def oaieval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
     asks for a new version when an eval changes, so results recorded under the old name are
     never read as the new eval's. A change counts in the class, in an argument, and in the
     content of the samples file it reads. Reported on the first changed key, naming the next
-    version (rename the eval and the alias that leads to it). Checked with `--diff` and
-    `--base`.
+    version; `evallint bump` renames the eval, and `--fix` then moves the aliases that led to
+    the old name (`oaieval-unknown-name`). Checked with `--diff` and `--base`.
 
     Given (registry/data/arith/samples.jsonl):
         {"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}
@@ -121,6 +114,8 @@ def oaieval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
           args: {samples_jsonl: arith/hard.jsonl}
     """
     for name, found in changes(doc, ctx):
-        after = next_name(name)
+        after = oaievals.next_version(name)
         rename = f": rename it {after!r}" if after else ": give its name a version (.v0)"
-        yield Finding(found.at, f"{found.what} changed and {name!r} kept its name{rename}")
+        fix = Fix((name,), name, after, on_key=True) if after and after not in doc.data else None
+        message = f"{found.what} changed and {name!r} kept its name{rename}"
+        yield Finding(found.at, message, fix=fix)
