@@ -94,7 +94,7 @@ def _kind(name: str, title: str, part: str, holds: str) -> Kind:
         about=f"a `*.yaml` file directly in a `registry/{part}/` folder: {holds}",
         by_path=_in(part),
         weighs=_entries,
-        editor_globs=(),
+        editor_globs=(f"**/registry/{part}/*.yaml",),
         warns=_LOADER_WARNS,
         reads=reads if evals else None,
         readable=readable if evals else None,
