@@ -76,6 +76,35 @@ Digest = dict[str, list[str]]
 
 
 @record(kw_only=True)
+class Item:
+    """One item of a dataset as the hygiene rules see it, whatever its format: its input as
+    text, and what it expects (texts), each with where it is written. `exact`: the grader
+    compares the output with the expectation whole (one input, two expectations: one of them
+    is scored wrong whatever the model says); otherwise an expectation is a fact or a
+    description a grader looks for."""
+
+    at: Pointer
+    input: str
+    input_at: Pointer
+    ident: str | None = None
+    expected: tuple[str, ...] | None = None  # None: nothing is expected of this item
+    expected_at: tuple[Pointer, ...] = ()  # where each expected text is written
+    exact: bool = False
+    # How the item is graded, as one text (its keys but the input, id and provenance): two
+    # items with one input and one grading are one question counted twice.
+    grading: str = ""
+
+
+def grading(item: dict[str, JSON], *drop: str) -> str:
+    """An item's keys but `drop` (and provenance: `metadata`, `source`), as canonical text."""
+    import json
+
+    skipped = {*drop, "metadata", "source"}
+    kept = {k: v for k, v in item.items() if k not in skipped}
+    return json.dumps(kept, sort_keys=True, ensure_ascii=False, default=str)
+
+
+@record(kw_only=True)
 class Pattern:
     """A regular expression a file holds: where, its text, the engine its runner compiles it
     with (ai_eval's PHP: PCRE, read by Python's `re`; AgentV: JavaScript's RegExp), and for
@@ -185,6 +214,8 @@ class Kind:
     # Why a parsed file no kind claims is plainly another tool's, though its name is this
     # kind's (`eval.yaml` of Hugging Face): said in the list of skipped files.
     disowns: Callable[[str, JSON], str | None] | None = None
+    # The items of a dataset (questions, cases, samples), for the hygiene rules.
+    item_view: Callable[[JSON], Iterator[Item]] | None = None
     # The regular expressions a file holds, for `invalid-regex`.
     patterns: Callable[[JSON], Iterator[Pattern]] | None = None
     # The `type:` values its graders take, offered by the editor's completion.

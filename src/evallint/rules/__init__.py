@@ -11,6 +11,7 @@ from evallint.formats import NAMES
 from evallint.rules import (
     cases,
     files,
+    hygiene,
     keys,
     parse_rules,
     regex,
@@ -43,6 +44,7 @@ FAMILIES = (
     cases,
     files,
     regex,
+    hygiene,
     *(family for name in NAMES for family in _format_families(name)),
     suppressed,
 )

@@ -71,6 +71,7 @@ class Rule:
     asks: Asks | None = field(default=None, compare=False)
     precision: Precision = "very-high"
     bumps: bool = False  # `evallint bump` fixes its findings (by raising versions)
+    group: str = ""  # a group of rules selected together (`--select hygiene`)
     # Always on: no setting, flag or comment turns it off (nothing else can be checked in a
     # file it reports).
     always_on: bool = False
@@ -137,6 +138,7 @@ def rule(
     asks: Asks | None = None,
     precision: Precision = "very-high",
     bumps: bool = False,
+    group: str = "",
 ) -> Callable[[Check], Rule]:
     """Wrap a check function in a `Rule`; the docstring's first line is the summary."""
     assert _KEBAB.match(rule_id), rule_id
@@ -160,6 +162,7 @@ def rule(
             asks=asks,
             precision=precision,
             bumps=bumps,
+            group=group,
         )
 
     return wrap

@@ -200,7 +200,10 @@ def _unknown_names(
 # Groups of rules by what they do, whatever format they read: `versions` is every rule that
 # compares a file with the base (the version rules of every format, those to come included),
 # which the `evallint-versions` hook selects.
-GROUPS: dict[str, Callable[[Rule], bool]] = {"versions": lambda rule: rule.needs_base}
+GROUPS: dict[str, Callable[[Rule], bool]] = {
+    "versions": lambda rule: rule.needs_base,
+    "hygiene": lambda rule: rule.group == "hygiene",
+}
 
 
 def _selects(selector: str, rule: Rule) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.kinds.base import ContentTest, FileRef, Kind, items, named
+from evallint.kinds.base import ContentTest, FileRef, Item, Kind, grading, items, named
 from evallint.model import JSON, Pointer
 
 
@@ -65,6 +65,26 @@ def evals_ids(data: JSON) -> Iterator[tuple[Pointer, JSON]]:
             yield (key, i, "id"), case["id"]
 
 
+def cases(data: JSON) -> Iterator[Item]:
+    """Each case: its `prompt`, and its `expected_output` (a description the grader reads)."""
+    key = case_key(data)
+    for i, case in items(data, key):
+        prompt, expected = case.get("prompt"), case.get("expected_output")
+        if not isinstance(prompt, str):
+            continue
+        ident = case.get("id")
+        has = isinstance(expected, str)
+        yield Item(
+            at=(key, i),
+            input=prompt,
+            input_at=(key, i, "prompt"),
+            ident=ident if isinstance(ident, str) else None,
+            expected=(expected,) if isinstance(expected, str) else None,
+            expected_at=((key, i, "expected_output"),) if has else (),
+            grading=grading(case, "id", "prompt"),
+        )
+
+
 EVALS = Kind(
     name="abp-evals",
     about="an `evals.json`, or an `evals` list beside `skill_name`/`skill_file` (Drupal "
@@ -74,6 +94,7 @@ EVALS = Kind(
     formats=frozenset({"json"}),
     by_content=_evals_shape,
     case_ids=evals_ids,
+    item_view=cases,
     file_refs=evals_files,
     claim=named("evals.json"),
     markers=(("evals", "skill_name"), ("evals", "skill_file")),

@@ -16,7 +16,16 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.agentv.kinds_files import case_refs, file_refs, next_file_refs, v4_file_refs
-from evallint.kinds.base import ContentTest, Kind, PathTest, Pattern, items, weighs_for
+from evallint.kinds.base import (
+    ContentTest,
+    Item,
+    Kind,
+    PathTest,
+    Pattern,
+    grading,
+    items,
+    weighs_for,
+)
 from evallint.model import JSON, Pointer
 
 if TYPE_CHECKING:
@@ -211,6 +220,50 @@ def case_list(data: JSON) -> tuple[str, list[tuple[int, dict[str, JSON]]]]:
     return key, list(items(data, key))
 
 
+def _text(value: JSON) -> str | None:
+    """An input as text: itself, or each message as `role: content` (a content block as its
+    type and value), one a line."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        return None
+    lines = []
+    for message in value:
+        if not isinstance(message, dict):
+            return None
+        content = message.get("content")
+        if isinstance(content, list):
+            content = " ".join(
+                f"{b.get('type')}:{b.get('value', b.get('text'))}"
+                for b in content
+                if isinstance(b, dict)
+            )
+        lines.append(f"{message.get('role')}: {content}")
+    return "\n".join(lines)
+
+
+def cases(data: JSON) -> Iterator[Item]:
+    """Each case: its input (a text or messages), and its `expected_output` text (what graders
+    compare the answer with; read by LLM graders, so never compared whole here)."""
+    key, found = case_list(data)
+    for i, case in found:
+        written = next((k for k in ("input", "input_messages") if k in case), None)
+        text = _text(case.get(written)) if written else None
+        if text is None or written is None:
+            continue
+        expected, ident = case.get("expected_output"), case.get("id")
+        has = isinstance(expected, str)
+        yield Item(
+            at=(key, i),
+            input=text,
+            input_at=(key, i, written),
+            ident=ident if isinstance(ident, str) else None,
+            expected=(expected,) if isinstance(expected, str) else None,
+            expected_at=((key, i, "expected_output"),) if has else (),
+            grading=grading(case, "id", written),
+        )
+
+
 def graders(case: dict[str, JSON], where: Pointer) -> Iterator[tuple[Pointer, dict[str, JSON]]]:
     """Each grader object of a case, under any dialect's key, with where it is."""
     for key in ("assertions", "assert", "evaluators"):
@@ -357,6 +410,7 @@ def _kind(
         # The next dialect's test ids are checked by AgentV's own loader.
         case_ids=None if name == "agentv-next" else case_ids,
         patterns=patterns,
+        item_view=cases,
         grader_types=_TYPES_OF[name],
         disowns=disowns,
         file_refs=_REFS.get(name, file_refs),

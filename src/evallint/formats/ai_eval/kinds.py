@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from evallint.kinds.base import Digest, Kind, Pattern, has_keys, in_dir, items, weighs_for
+from evallint.kinds.base import (
+    Digest,
+    Item,
+    Kind,
+    Pattern,
+    grading,
+    has_keys,
+    in_dir,
+    items,
+    weighs_for,
+)
 from evallint.model import JSON, Pointer
 
 
@@ -92,6 +102,32 @@ def rubric_patterns(data: JSON) -> Iterator[Pattern]:
             )
 
 
+def questions(data: JSON) -> Iterator[Item]:
+    """Each question: its `input`, and its `expected_facts` (facts an answer must state, looked
+    for by the rubric's checks, so never compared whole)."""
+    for i, question in items(data, "questions"):
+        text = question.get("input")
+        if not isinstance(text, str):
+            continue
+        at = ("questions", i)
+        facts = question.get("expected_facts")
+        listed = (
+            [(j, f) for j, f in enumerate(facts) if isinstance(f, str)]
+            if isinstance(facts, list)
+            else []
+        )
+        ident = question.get("id")
+        yield Item(
+            at=at,
+            input=text,
+            input_at=(*at, "input"),
+            ident=ident if isinstance(ident, str) else None,
+            expected=tuple(f for _, f in listed) if listed else None,
+            expected_at=tuple((*at, "expected_facts", j) for j, _ in listed),
+            grading=grading(question, "id", "input"),
+        )
+
+
 # The question fields a rubric's checks may read (the digest's other key is "composite").
 QUESTION_FIELDS = ("expected_facts", "expected_tools")
 
@@ -152,6 +188,7 @@ DATASET = Kind(
     weighs=_weighs(frozenset({"questions", "id", "version"}), ("questions",)),
     markers=(("questions",),),
     editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml", "**/datasets/**/*.json"),
+    item_view=questions,
     fallback=True,  # a `questions` list is common: any other kind claims first
 )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.kinds.base import Kind, PathTest
+from evallint.kinds.base import Item, Kind, PathTest, grading
 from evallint.model import JSON
 
 # The resource folders the registry loads, and the kind each file there is.
@@ -120,4 +120,58 @@ MODELGRADED = _kind(
     "spec names mapped to a `prompt` and its choices",
 )
 
-KINDS = (EVALS, EVAL_SETS, MODELGRADED)
+
+def _samples_path(path: str) -> bool:
+    return path.endswith(".jsonl") and "registry/data/" in path
+
+
+def _samples_weigh(data: JSON) -> bool:
+    """Samples: JSONL records, the first an object with `input` (every class reads it)."""
+    first = data[0] if isinstance(data, list) and data else None
+    return isinstance(first, dict) and "input" in first
+
+
+def _prompt_text(value: JSON) -> str | None:
+    """A prompt as text: itself, or each chat message as `role: content`, one a line."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(m, dict) for m in value):
+        return "\n".join(f"{m.get('role')}: {m.get('content')}" for m in value)
+    return None
+
+
+def samples(data: JSON) -> Iterator[Item]:
+    """Each sample: its `input`, and its `ideal` (the answer a basic class compares with)."""
+    for i, sample in enumerate(data if isinstance(data, list) else ()):
+        text = _prompt_text(sample.get("input")) if isinstance(sample, dict) else None
+        if text is None or not isinstance(sample, dict):
+            continue
+        ideal = sample.get("ideal")
+        listed = [ideal] if isinstance(ideal, str) else ideal if isinstance(ideal, list) else []
+        texts = tuple(x for x in listed if isinstance(x, str))
+        at = (i,)
+        yield Item(
+            at=at,
+            input=text,
+            input_at=(i, "input"),
+            expected=texts or None,
+            expected_at=((i, "ideal"),) * len(texts)
+            if isinstance(ideal, str)
+            else tuple((i, "ideal", j) for j, x in enumerate(listed) if isinstance(x, str)),
+            exact=True,
+            grading=grading(sample, "input"),
+        )
+
+
+SAMPLES = Kind(
+    name="oaieval-samples",
+    title="OpenAI evals samples",
+    formats=frozenset({"jsonl"}),
+    about="a `.jsonl` file under a `registry/data/` folder whose records hold `input`",
+    by_path=_samples_path,
+    weighs=_samples_weigh,
+    per_record=True,
+    item_view=samples,
+)
+
+KINDS = (EVALS, EVAL_SETS, MODELGRADED, SAMPLES)
