@@ -918,7 +918,7 @@ def test_agentvs_own_configuration_is_no_promptfoo_config() -> None:
 
 def test_agentv_4_refuses_a_test_without_an_id() -> None:
     # 4.42.4 validate: "Missing or invalid 'id' field (must be a non-empty string)".
-    text = "tests:\n  - criteria: c\n    input: hi\n  - id: b\n    criteria: c\n    input: hi\n"
+    text = "tests:\n  - criteria: c\n    input: hi\n  - id: b\n    criteria: c\n    input: ho\n"
     assert found("evals/x.eval.yaml", text) == [
         (2, 5, "schema-violation", "missing required key 'id'")
     ]

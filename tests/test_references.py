@@ -447,7 +447,7 @@ def test_weight_without_weighted_avg_is_a_note() -> None:
 
 def test_duplicate_question_ids() -> None:
     files = {
-        "datasets/d.yaml": "questions:\n  - {id: a, input: x}\n  - {id: b, input: x}\n"
+        "datasets/d.yaml": "questions:\n  - {id: a, input: x}\n  - {id: b, input: w}\n"
         "  - {id: a, input: y}\n"
     }
     assert report(files) == [
