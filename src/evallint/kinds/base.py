@@ -90,17 +90,22 @@ class Item:
     expected: tuple[str, ...] | None = None  # None: nothing is expected of this item
     expected_at: tuple[Pointer, ...] = ()  # where each expected text is written
     exact: bool = False
-    # How the item is graded, as one text (its keys but the input, id and provenance): two
-    # items with one input and one grading are one question counted twice.
-    grading: str = ""
+    # How the item is graded: its keys but `own` (its input and id) and provenance. Two items
+    # with one input and one grading are one question counted twice. Kept as the item itself,
+    # and written out (`grading`) only for the items whose inputs meet.
+    whole: JSON = None
+    own: tuple[str, ...] = ()
 
 
-def grading(item: dict[str, JSON], *drop: str) -> str:
-    """An item's keys but `drop` (and provenance: `metadata`, `source`), as canonical text."""
+def grading(item: Item) -> str:
+    """An item's keys but its own (input, id) and provenance (`metadata`, `source`), as
+    canonical text."""
     import json
 
-    skipped = {*drop, "metadata", "source"}
-    kept = {k: v for k, v in item.items() if k not in skipped}
+    if not isinstance(item.whole, dict):
+        return ""
+    skipped = {*item.own, "metadata", "source"}
+    kept = {k: v for k, v in item.whole.items() if k not in skipped}
     return json.dumps(kept, sort_keys=True, ensure_ascii=False, default=str)
 
 

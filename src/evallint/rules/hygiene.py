@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.kinds import ITEMIZED, Kind
-from evallint.kinds.base import Item
+from evallint.kinds.base import Item, grading
 from evallint.model import JSON, Finding, Severity
 from evallint.rules.base import rule
 
@@ -16,14 +16,13 @@ if TYPE_CHECKING:
     from evallint.parse import Document
     from evallint.rules.api import Context
 
-_SPACE = re.compile(r"\s+")
 _TRAILING = ".?!;:,\u2026\u3002\uff1f\uff01"  # and the ellipsis, CJK stop, full-width ? and !
 
 
 def normalized(text: str) -> str:
     """Whitespace collapsed, case folded, trailing punctuation dropped: how two inputs are told
     to be the same question."""
-    return _SPACE.sub(" ", text).strip().casefold().rstrip(_TRAILING).rstrip()
+    return " ".join(text.split()).casefold().rstrip(_TRAILING).rstrip()
 
 
 def _items(doc: Document, ctx: Context) -> tuple[Item, ...]:
@@ -39,23 +38,40 @@ def _expects(item: Item) -> frozenset[str] | None:
     return None if item.expected is None else frozenset(map(normalized, item.expected))
 
 
-def _repeats(doc: Document, ctx: Context) -> Iterator[tuple[Item, Item]]:
+def _repeats(doc: Document, ctx: Context) -> tuple[tuple[Item, Item], ...]:
     """(first, again) for each item whose input an earlier item of the file already asked, and
     that is graded the same way, or (exact graders) expects another answer: the same input
-    graded another way is a second test of one answer, which is no repeat."""
-    seen: dict[tuple[str, str], Item] = {}
-    exact: dict[str, Item] = {}
-    for item in _items(doc, ctx):
+    graded another way is a second test of one answer, which is no repeat. Worked out once for
+    both rules; an item's grading is written out only when its input meets another's."""
+    return doc.facts.get(_pairs, doc, ctx.kind, key=ctx.kind.name)
+
+
+def _pairs(doc: Document, kind: Kind) -> tuple[tuple[Item, Item], ...]:
+    by_input: dict[str, list[Item]] = {}
+    for item in doc.facts.get(_view, doc.data, kind, key=kind.name):
         key = normalized(item.input)
-        if not key:
-            continue
-        first = seen.setdefault((key, item.grading), item)
+        if key:
+            by_input.setdefault(key, []).append(item)
+    out: list[tuple[Item, Item]] = []
+    for same in by_input.values():
+        if len(same) > 1:
+            out += _within(same)
+    return tuple(sorted(out, key=lambda pair: pair[1].input_at))
+
+
+def _within(same: list[Item]) -> Iterator[tuple[Item, Item]]:
+    """The repeats among items of one input, in file order."""
+    seen: dict[str, Item] = {}
+    exact: Item | None = None
+    for item in same:
+        first = seen.setdefault(grading(item), item)
         if first is not item:
             yield first, item
             continue
-        earlier = exact.setdefault(key, item) if item.exact else None
-        if earlier is not None and earlier is not item and _conflict(earlier, item):
-            yield earlier, item
+        if item.exact and exact is None:
+            exact = item
+        elif item.exact and exact is not None and _conflict(exact, item):
+            yield exact, item
 
 
 def _conflict(first: Item, again: Item) -> bool:
@@ -122,6 +138,11 @@ def conflicting_expected(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _words(wanted: str, asked: str) -> bool:
+    """Whether `wanted` is in `asked` as whole words (a plain search found it somewhere)."""
+    return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", asked) is not None
+
+
 # An expectation shorter than this is found in inputs by chance ("2", "yes").
 MIN_LEAK = 12
 
@@ -146,10 +167,19 @@ def expected_in_input(doc: Document, ctx: Context) -> Iterator[Finding]:
             expected_facts: ["refunds are accepted within 30 days"]
     """
     for item in _items(doc, ctx):
-        asked = f" {normalized(item.input)} "
+        asked, low = "", ""
         for text, at in zip(item.expected or (), item.expected_at, strict=False):
+            words = text.split(None, 1)
+            if len(text) < MIN_LEAK or not words:
+                continue
+            # Most expectations share not even their first word with the input: a plain search
+            # for it rules them out before anything is normalized.
+            low = low or item.input.casefold()
+            if words[0].casefold() not in low:
+                continue
+            asked = asked or normalized(item.input)
             wanted = normalized(text)
-            if len(wanted) >= MIN_LEAK and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", asked):
+            if len(wanted) >= MIN_LEAK and wanted in asked and _words(wanted, asked):
                 yield Finding(
                     at,
                     "the input already states this expectation: repeating the "

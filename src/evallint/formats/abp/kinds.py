@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evallint.kinds.base import ContentTest, FileRef, Item, Kind, grading, items, named
+from evallint.kinds.base import ContentTest, FileRef, Item, Kind, items, named
 from evallint.model import JSON, Pointer
 
 
@@ -81,7 +81,8 @@ def cases(data: JSON) -> Iterator[Item]:
             ident=ident if isinstance(ident, str) else None,
             expected=(expected,) if isinstance(expected, str) else None,
             expected_at=((key, i, "expected_output"),) if has else (),
-            grading=grading(case, "id", "prompt"),
+            whole=case,
+            own=("id", "prompt"),
         )
 
 

@@ -22,7 +22,6 @@ from evallint.kinds.base import (
     Kind,
     PathTest,
     Pattern,
-    grading,
     items,
     weighs_for,
 )
@@ -260,7 +259,8 @@ def cases(data: JSON) -> Iterator[Item]:
             ident=ident if isinstance(ident, str) else None,
             expected=(expected,) if isinstance(expected, str) else None,
             expected_at=((key, i, "expected_output"),) if has else (),
-            grading=grading(case, "id", written),
+            whole=case,
+            own=("id", written),
         )
 
 

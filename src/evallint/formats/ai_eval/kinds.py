@@ -9,7 +9,6 @@ from evallint.kinds.base import (
     Item,
     Kind,
     Pattern,
-    grading,
     has_keys,
     in_dir,
     items,
@@ -124,7 +123,8 @@ def questions(data: JSON) -> Iterator[Item]:
             ident=ident if isinstance(ident, str) else None,
             expected=tuple(f for _, f in listed) if listed else None,
             expected_at=tuple((*at, "expected_facts", j) for j, _ in listed),
-            grading=grading(question, "id", "input"),
+            whole=question,
+            own=("id", "input"),
         )
 
 

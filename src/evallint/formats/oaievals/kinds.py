@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evallint.kinds.base import Item, Kind, PathTest, grading
+from evallint.kinds.base import Item, Kind, PathTest
 from evallint.model import JSON
 
 # The resource folders the registry loads, and the kind each file there is.
@@ -159,7 +159,8 @@ def samples(data: JSON) -> Iterator[Item]:
             if isinstance(ideal, str)
             else tuple((i, "ideal", j) for j, x in enumerate(listed) if isinstance(x, str)),
             exact=True,
-            grading=grading(sample, "input"),
+            whole=sample,
+            own=("input",),
         )
 
 
