@@ -121,6 +121,20 @@ MODELGRADED = _kind(
 )
 
 
+COMPLETION_FNS = _kind(
+    "oaieval-completion-fns",
+    "OpenAI evals completion functions",
+    "completion_fns",
+    "names mapped to a `class` and its `args`",
+)
+SOLVERS = _kind(
+    "oaieval-solvers",
+    "OpenAI evals solvers",
+    "solvers",
+    "solver names mapped to a `class` and its `args`",
+)
+
+
 def _samples_path(path: str) -> bool:
     return path.endswith(".jsonl") and "registry/data/" in path
 
@@ -175,4 +189,4 @@ SAMPLES = Kind(
     item_view=samples,
 )
 
-KINDS = (EVALS, EVAL_SETS, MODELGRADED, SAMPLES)
+KINDS = (EVALS, EVAL_SETS, MODELGRADED, COMPLETION_FNS, SOLVERS, SAMPLES)

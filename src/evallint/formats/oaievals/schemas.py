@@ -94,6 +94,38 @@ def oaieval_evals() -> S:
     )
 
 
+def _class_spec(name: str, title: str, description: str) -> S:
+    """A completion function or solver (`CompletionFnSpec`): a class and its arguments."""
+    spec: S = {
+        "type": "object",
+        "if": {"required": ["cls"]},
+        "else": {"required": ["class"]},
+        "properties": {
+            **_RESERVED,
+            "class": _CLASS,
+            "args": {"type": ["object", "null"], "description": "Keyword arguments of the class."},
+        },
+        "additionalProperties": False,
+    }
+    return _registry(name, title, description, spec)
+
+
+def oaieval_completion_fns() -> S:
+    return _class_spec(
+        "oaieval-completion-fns",
+        "OpenAI evals completion functions",
+        "registry/completion_fns/*.yaml: names mapped to an alias or a class and its arguments.",
+    )
+
+
+def oaieval_solvers() -> S:
+    return _class_spec(
+        "oaieval-solvers",
+        "OpenAI evals solvers",
+        "registry/solvers/*.yaml: solver names mapped to an alias or a class and its arguments.",
+    )
+
+
 def oaieval_sets() -> S:
     spec: S = {
         "type": "object",
@@ -165,4 +197,6 @@ SCHEMAS: dict[str, Any] = {
     "oaieval-evals": oaieval_evals,
     "oaieval-sets": oaieval_sets,
     "oaieval-modelgraded": oaieval_modelgraded,
+    "oaieval-completion-fns": oaieval_completion_fns,
+    "oaieval-solvers": oaieval_solvers,
 }
