@@ -216,3 +216,40 @@ def test_bump_renames_the_eval_and_fix_moves_its_alias(tmp_path: Path, run: Any)
     assert (repo.root / "registry/evals/arith.yaml").read_text(encoding="utf-8") == few.replace(
         "arith.dev.v0", "arith.dev.v1"
     )
+
+
+def test_a_placeholder_no_sample_fills_and_a_key_input_outputs_reads() -> None:
+    """Filled from the sample, the completions `input_outputs` names and the eval's
+    `modelgraded_spec_args`; reported on the spec's prompt once an eval, and on each sample."""
+    graded = (
+        "fact:\n  prompt: 'Is {completion} true of {question}, as {judge} says?'\n"
+        "  choice_strings: YN\n  input_outputs: {input: completion}\n"
+        "alias:\n  id: fact\n"
+    )
+    evals = (
+        "fact.dev.v0:\n  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n"
+        "  args:\n    samples_jsonl: fact/samples.jsonl\n    modelgraded_spec: alias\n"
+        "    modelgraded_spec_args: {judge: a teacher}\n"
+    )
+    samples = (
+        '{"input": "Name a fruit.", "question": "Is it a fruit?"}\n{"input": "Name a car."}\n{}\n'
+    )
+    found = lint_files(
+        {
+            "registry/modelgraded/fact.yaml": graded,
+            "registry/evals/fact.yaml": evals,
+            "registry/data/fact/samples.jsonl": samples,
+        }
+    )
+    assert sorted(
+        (d.path, d.span.line, d.span.column) for d in found if d.rule == "oaieval-placeholder"
+    ) == [
+        ("registry/data/fact/samples.jsonl", 3, 1),
+        ("registry/modelgraded/fact.yaml", 2, 11),
+    ]
+    (on_spec,) = [
+        d for d in found if d.path.endswith("fact.yaml") and d.rule == "oaieval-placeholder"
+    ]
+    assert on_spec.message.startswith(
+        "{question} is filled by nothing in the eval 'fact.dev.v0': line 2"
+    )

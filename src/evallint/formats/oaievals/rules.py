@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from evallint.formats.oaievals import rules_graded, rules_registry, rules_samples, rules_versions
+from evallint.formats.oaievals import (
+    rules_graded,
+    rules_placeholders,
+    rules_registry,
+    rules_samples,
+    rules_versions,
+)
 
-FAMILIES = (rules_registry, rules_graded, rules_samples, rules_versions)
+FAMILIES = (rules_registry, rules_graded, rules_samples, rules_placeholders, rules_versions)

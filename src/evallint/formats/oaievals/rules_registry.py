@@ -1,6 +1,7 @@
 """OpenAI evals registry rules: what makes the `evals` package (3.0.1) refuse the registry or an
-eval in it. The registry's files of one resource type are read once a run (`_index`), whatever
-part of the tree the run checks, so a name another file defines or duplicates is seen."""
+eval in it. The registry's files of one resource type are read once a run (`registry_index`),
+whatever part of the tree the run checks, so a name another file defines or duplicates is
+seen."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ class _Part:
     again: dict[str, list[str]]
 
 
-def _index(ctx: Context, root: str, part: str) -> _Part:
+def registry_index(ctx: Context, root: str, part: str) -> _Part:
     key = ("oaieval-registry", root, part)
     memo = ctx.others.memo if ctx.others is not None else {}
     found = memo.get(key)
@@ -88,7 +89,7 @@ def oaieval_duplicate(doc: Document, ctx: Context) -> Iterator[Finding]:
     where = _part(doc)
     if where is None or not isinstance(doc.data, dict) or ctx.others is None:
         return
-    index = _index(ctx, *where)
+    index = registry_index(ctx, *where)
     for name in doc.data:
         first = index.first.get(name) if isinstance(name, str) else None
         if first is not None and first != doc.path and doc.path in index.again.get(name, ()):
@@ -166,7 +167,7 @@ def oaieval_unknown_name(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     if ctx.others is None:
         return
-    names = _index(ctx, *where).first
+    names = registry_index(ctx, *where).first
     for name, spec in doc.data.items():
         alias = spec if isinstance(spec, str) else None
         if isinstance(spec, dict) and isinstance(spec.get("id"), str):
@@ -203,7 +204,7 @@ def oaieval_set_member(doc: Document, ctx: Context) -> Iterator[Finding]:
     if not isinstance(doc.data, dict) or ctx.others is None:
         return
     root = oaievals.registry_root(doc.path)
-    names = _index(ctx, root, "evals").first
+    names = registry_index(ctx, root, "evals").first
     for name, spec in doc.data.items():
         members = spec.get("evals") if isinstance(spec, dict) else None
         for i, member in enumerate(members if isinstance(members, list) else ()):
