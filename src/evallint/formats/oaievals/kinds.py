@@ -60,17 +60,28 @@ def _entries(data: JSON) -> bool:
     )
 
 
+def samples_of(path: str, spec: JSON) -> tuple[str, str] | None:
+    """(as written, its project path) of the samples an eval of the evals file `path` reads
+    (`registry/data/<samples_jsonl>`); None where it names none, or a URL, an absolute path or
+    a pattern, which are not followed."""
+    args = spec.get("args") if isinstance(spec, dict) else None
+    written = args.get("samples_jsonl") if isinstance(args, dict) else None
+    if not isinstance(written, str) or "://" in written or written.startswith("/"):
+        return None
+    if "*" in written:
+        return None
+    return written, registry_root(path) + "data/" + written.strip("/")
+
+
 def reads(path: str, data: JSON) -> Iterator[str]:
     """The samples files an evals file's evals read (`registry/data/<samples_jsonl>`): a change
     to one is checked in the evals that read it (their version)."""
     if registry_part(path) != "evals" or not isinstance(data, dict):
         return
-    data_folder = registry_root(path) + "data/"
     for spec in data.values():
-        args = spec.get("args") if isinstance(spec, dict) else None
-        samples = args.get("samples_jsonl") if isinstance(args, dict) else None
-        if isinstance(samples, str) and "*" not in samples and "://" not in samples:
-            yield data_folder + samples.strip("/")
+        found = samples_of(path, spec)
+        if found is not None:
+            yield found[1]
 
 
 def readable(path: str, data: JSON, files: frozenset[str]) -> bool:

@@ -57,11 +57,11 @@ def _spec(ctx: Context, root: str, name: str) -> tuple[str, str, dict[str, JSON]
     return None
 
 
-def _samples(ctx: Context, root: str, args: dict[str, JSON]) -> tuple[str, list[JSON]] | None:
-    path = args.get("samples_jsonl")
-    if not isinstance(path, str) or not path.endswith(".jsonl") or "*" in path:
+def _samples(ctx: Context, path: str, spec: JSON) -> tuple[str, list[JSON]] | None:
+    written = oaievals.samples_of(path, spec)
+    if written is None or not written[1].endswith(".jsonl"):
         return None
-    full = f"{root}data/{path.strip('/')}"
+    full = written[1]
     assert ctx.others is not None
     found = ctx.others.parsed(full, "jsonl") if full in ctx.files else None
     if found is None or isinstance(found, str) or not isinstance(found.data, list):
@@ -139,7 +139,7 @@ def oaieval_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
         if not isinstance(args, dict) or not isinstance(graded_name, str):
             continue
         graded = _spec(ctx, root, graded_name)
-        samples = _samples(ctx, root, args)
+        samples = _samples(ctx, doc.path, spec)
         if graded is None or samples is None:
             continue
         extra = args.get("modelgraded_spec_args")

@@ -250,11 +250,10 @@ def oaieval_samples(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     data_folder = oaievals.registry_root(doc.path) + "data/"
     for name, spec in doc.data.items():
-        args = spec.get("args") if isinstance(spec, dict) else None
-        path = args.get("samples_jsonl") if isinstance(args, dict) else None
-        if not isinstance(path, str) or "://" in path or path.startswith("/") or "*" in path:
+        found = oaievals.samples_of(doc.path, spec)
+        if found is None:
             continue
-        full = data_folder + path.strip("/")
+        path, full = found
         if full in ctx.files or any(f.startswith(full + "/") for f in ctx.files):
             continue
         yield Finding(

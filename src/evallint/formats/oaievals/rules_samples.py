@@ -62,12 +62,10 @@ def _samples_file(doc: Document, spec: JSON, ctx: Context) -> str | None:
     """The one samples file a basic eval reads, when it is a listed `.jsonl` file."""
     if not isinstance(spec, dict) or spec.get("class") not in BASIC:
         return None
-    args = spec.get("args")
-    path = args.get("samples_jsonl") if isinstance(args, dict) else None
-    if not isinstance(path, str) or not path.endswith(".jsonl") or "*" in path:
+    found = oaievals.samples_of(doc.path, spec)
+    if found is None or not found[1].endswith(".jsonl"):
         return None
-    full = oaievals.registry_root(doc.path) + "data/" + path.strip("/")
-    return full if full in ctx.files else None
+    return found[1] if found[1] in ctx.files else None
 
 
 @rule("oaieval-sample", Severity.ERROR, kinds=(oaievals.EVALS,), reads_files=True)

@@ -23,12 +23,6 @@ class _Change:
     what: str
 
 
-def _samples(spec: dict[str, JSON]) -> str | None:
-    args = spec.get("args")
-    path = args.get("samples_jsonl") if isinstance(args, dict) else None
-    return path if isinstance(path, str) and "*" not in path else None
-
-
 def _spec_change(name: str, now: dict[str, JSON], then: dict[str, JSON]) -> _Change | None:
     """The first key of the spec that differs (its class, an argument)."""
     if now.get("class") != then.get("class"):
@@ -46,16 +40,16 @@ def _spec_change(name: str, now: dict[str, JSON], then: dict[str, JSON]) -> _Cha
 
 
 def _samples_change(
-    name: str, spec: dict[str, JSON], root: str, now: Others, then: Others
+    name: str, spec: dict[str, JSON], path: str, now: Others, then: Others
 ) -> _Change | None:
-    path = _samples(spec)
-    if path is None:
+    found = oaievals.samples_of(path, spec)
+    if found is None:
         return None
-    full = f"{root}data/{path.strip('/')}"
+    written, full = found
     head, base = now.raw(full), then.raw(full)
     if isinstance(head, str) or isinstance(base, str) or head == base:
         return None  # a missing file is oaieval-samples'; a folder of samples is not compared
-    return _Change((name, "args", "samples_jsonl"), f"its samples ({path})")
+    return _Change((name, "args", "samples_jsonl"), f"its samples ({written})")
 
 
 def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
@@ -65,13 +59,12 @@ def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
     before = ctx.base_files.parsed(doc.path)
     if isinstance(before, str) or not before.ok or not isinstance(before.data, dict):
         return  # a new file: every eval in it is new
-    root = oaievals.registry_root(doc.path)
     for name, spec in doc.data.items():
         then = before.data.get(name)
         if not (isinstance(spec, dict) and isinstance(then, dict) and "id" not in spec):
             continue
         found = _spec_change(name, spec, then) or _samples_change(
-            name, spec, root, ctx.others, ctx.base_files
+            name, spec, doc.path, ctx.others, ctx.base_files
         )
         if found is not None:
             yield name, found
