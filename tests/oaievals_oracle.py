@@ -2,7 +2,9 @@
 
 Usage: python oaievals_oracle.py REGISTRY... Prints one JSON object: each registry folder to a
 list of its problems, each `[file, message]` (file relative to the registry, or "" where the
-registry as a whole refuses to load).
+registry as a whole refuses to load). With `--classes MODULE:NAME...`: each to "ok", "no module"
+or "no name" as the registry's `make_object` would find it, or "unknown: why" where the module
+needs a package this venv lacks (the evals package's own modules only: nothing of a registry).
 
 Each registry is loaded as `oaieval` and `oaievalset` load one: every eval is built
 (`Registry.get_eval`), every eval set and every model-graded spec too, and an eval's samples
@@ -63,8 +65,25 @@ def _load(root: Path) -> list[list[str]]:
     return out
 
 
+def _class(written: str) -> str:
+    module, _, name = written.partition(":")
+    try:
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (module == missing or module.startswith(missing + ".")):
+            return "no module"
+        return f"unknown: {exc}"
+    except Exception as exc:  # a module that needs what this venv lacks, or an API
+        return f"unknown: {type(exc).__name__}: {str(exc)[:100]}"
+    return "ok" if hasattr(found, name) else "no name"
+
+
 def main(paths: list[str]) -> int:
-    print(json.dumps({path: _load(Path(path).resolve()) for path in paths}))
+    if paths[:1] == ["--classes"]:
+        print(json.dumps({written: _class(written) for written in paths[1:]}))
+    else:
+        print(json.dumps({path: _load(Path(path).resolve()) for path in paths}))
     return 0
 
 

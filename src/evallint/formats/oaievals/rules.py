@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evallint.formats.oaievals import (
+    rules_classes,
     rules_graded,
     rules_placeholders,
     rules_registry,
@@ -10,4 +11,11 @@ from evallint.formats.oaievals import (
     rules_versions,
 )
 
-FAMILIES = (rules_registry, rules_graded, rules_samples, rules_placeholders, rules_versions)
+FAMILIES = (
+    rules_registry,
+    rules_classes,
+    rules_graded,
+    rules_samples,
+    rules_placeholders,
+    rules_versions,
+)
