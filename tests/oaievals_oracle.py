@@ -5,6 +5,9 @@ list of its problems, each `[file, message]` (file relative to the registry, or 
 registry as a whole refuses to load). With `--classes MODULE:NAME...`: each to "ok", "no module"
 or "no name" as the registry's `make_object` would find it, or "unknown: why" where the module
 needs a package this venv lacks (the evals package's own modules only: nothing of a registry).
+With `--prompts REGISTRY...`: each model-graded spec's prompt filled as the grader fills it
+(`format_prompt`) from a sample with `input` and `ideal`, the completions its `input_outputs`
+names and `completion`: each registry to the specs that fail, `[file, message]`.
 
 Each registry is loaded as `oaieval` and `oaievalset` load one: every eval is built
 (`Registry.get_eval`), every eval set and every model-graded spec too, and an eval's samples
@@ -79,8 +82,25 @@ def _class(written: str) -> str:
     return "ok" if hasattr(found, name) else "no name"
 
 
+def _prompts(root: Path) -> list[list[str]]:
+    registry = importlib.import_module("evals.registry").Registry([root])
+    fill = importlib.import_module("evals.elsuite.utils").format_prompt
+    out: list[list[str]] = []
+    for name, spec in dict(registry._modelgraded_specs).items():
+        built = registry.get_modelgraded_spec(name)
+        given = {"input": "i", "ideal": "d", "completion": "c"}
+        given |= {v: "o" for v in (built.input_outputs or {}).values()}
+        try:
+            fill(built.prompt, **given)
+        except Exception as exc:
+            out.append([_file(spec, root, "modelgraded"), f"{name}: {type(exc).__name__}: {exc}"])
+    return out
+
+
 def main(paths: list[str]) -> int:
-    if paths[:1] == ["--classes"]:
+    if paths[:1] == ["--prompts"]:
+        print(json.dumps({path: _prompts(Path(path).resolve()) for path in paths[1:]}))
+    elif paths[:1] == ["--classes"]:
         print(json.dumps({written: _class(written) for written in paths[1:]}))
     else:
         print(json.dumps({path: _load(Path(path).resolve()) for path in paths}))

@@ -156,3 +156,47 @@ def test_the_upstream_registry_has_errors_exactly_where_the_loader_fails() -> No
             assert where, f"the loader refuses {prefix} as a whole: {_}"
             theirs.add(f"{prefix}/{where}")
     assert mine == theirs
+
+
+# Model-graded prompts the grader fills for every sample (name, prompt as written in YAML, the
+# (line, column) evallint reports `oaieval-prompt-format` at, if any).
+PROMPTS = (
+    ("clean", "'{input} {{literal}} {completion}'", None),
+    ("lone-open", "'{input} { {completion}'", (2, 11)),
+    ("lone-close", "'{input} } {completion}'", (2, 11)),
+    ("json", "'Reply {\"ok\": 1} to {input}'", (2, 11)),
+    ("positional", "'{input} {} {completion}'", (2, 11)),
+    ("chat", "[{role: user, content: '{input}'}, {role: system, content: 'a {0}'}]", (2, 70)),
+)
+
+
+def _graded(prompt: str) -> str:
+    return (
+        f"fact:\n  prompt: {prompt}\n  choice_strings: AB\n  input_outputs: {{input: completion}}\n"
+    )
+
+
+def test_prompts_the_grader_cannot_fill_are_found_where_the_grader_fails(tmp_path: Path) -> None:
+    roots = []
+    for name, prompt, at in PROMPTS:
+        files = {"registry/modelgraded/f.yaml": _graded(prompt)}
+        found = [
+            (d.span.line, d.span.column)
+            for d in lint_files(files)
+            if d.rule == "oaieval-prompt-format"
+        ]
+        assert found == ([at] if at else []), name
+        target = tmp_path / name / "registry/modelgraded/f.yaml"
+        target.parent.mkdir(parents=True)
+        target.write_text(_graded(prompt), encoding="utf-8")
+        roots.append(tmp_path / name / "registry")
+    done = subprocess.run(
+        [_oracle_python(), str(ORACLE), "--prompts", *map(str, roots)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    verdicts = json.loads(done.stdout)
+    for (name, _, at), root in zip(PROMPTS, roots, strict=True):
+        assert bool(verdicts[str(root)]) == bool(at), (name, verdicts[str(root)])

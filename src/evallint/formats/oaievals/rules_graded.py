@@ -87,3 +87,59 @@ def oaieval_choices(doc: Document, ctx: Context) -> Iterator[Finding]:
         if isinstance(spec, dict) and "id" not in spec:
             for at, message in choice_problems(spec):
                 yield Finding((name, *at), message)
+
+
+def _prompt_texts(prompt: JSON) -> Iterator[tuple[Pointer, str]]:
+    """(where, text) of what the grader formats: a text prompt, or each message's content."""
+    if isinstance(prompt, str):
+        yield (), prompt
+    for i, message in enumerate(prompt if isinstance(prompt, list) else ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            yield (i, "content"), content
+
+
+def format_problem(text: str) -> str | None:
+    """Why `str.format` with names only cannot fill `text`, as `format_necessary` fills it."""
+    try:
+        fields = [f[1] for f in string.Formatter().parse(text) if f[1] is not None]
+    except ValueError as exc:
+        return f"{exc} (write a literal brace as {{{{ or }}}})"
+    positional = next((f for f in fields if f == "" or f.isdigit()), None)
+    if positional is not None:
+        return f"{{{positional}}} is a positional field, and the prompt is filled by name only"
+    quoted = next((f for f in fields if f[:1] in "\"'"), None)
+    if quoted is not None:  # JSON written into a prompt: `{"ok": true}` is the field `"ok"`
+        return (
+            f"{{{quoted}...}} is read as a field named {quoted!r}, which no sample gives "
+            "(write a literal brace as {{ or }})"
+        )
+    return None
+
+
+@rule("oaieval-prompt-format", Severity.ERROR, kinds=(oaievals.MODELGRADED,), precision="high")
+def oaieval_prompt_format(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A model-graded prompt that Python's `str.format` cannot fill: every sample fails.
+
+    The grader fills its prompt (a text, or each chat message's content) with `str.format` and
+    named values only, for every sample: a lone `{` or `}` stops it ("Single '}' encountered"),
+    and so does a positional field (`{}`, `{0}`) or JSON written in the prompt (`{"ok": true}`
+    is a field named `"ok"`, which no sample gives). A literal brace is written twice.
+
+    Bad (registry/modelgraded/fact.yaml):
+        fact:
+          prompt: 'Answer as JSON {"ok": true}. Is {completion} true of {input}?'
+          choice_strings: "YN"
+          input_outputs: {input: completion}
+    Good (registry/modelgraded/fact.yaml):
+        fact:
+          prompt: 'Answer as JSON {{"ok": true}}. Is {completion} true of {input}?'
+          choice_strings: "YN"
+          input_outputs: {input: completion}
+    """
+    for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
+        if isinstance(spec, dict) and "id" not in spec:
+            for at, text in _prompt_texts(spec.get("prompt")):
+                problem = format_problem(text)
+                if problem is not None:
+                    yield Finding((name, "prompt", *at), f"the grader cannot fill it: {problem}")
