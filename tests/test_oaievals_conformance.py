@@ -200,3 +200,118 @@ def test_prompts_the_grader_cannot_fill_are_found_where_the_grader_fails(tmp_pat
     verdicts = json.loads(done.stdout)
     for (name, _, at), root in zip(PROMPTS, roots, strict=True):
         assert bool(verdicts[str(root)]) == bool(at), (name, verdicts[str(root)])
+
+
+# Registries `oaieval` runs with the `dummy` completion function (offline, `--dry-run`): the
+# eval `mine` reads the samples given. (name, evals file, spec file, samples, evallint's errors
+# as (path, line, rule)). The dummy grader never picks a choice, so oaieval-choices is not here.
+GRADED_EVAL = (
+    "mine:\n  id: mine.dev.v0\nmine.dev.v0:\n"
+    "  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n"
+    "  args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: mine, eval_type: classify}\n"
+)
+MATCH_EVAL = (
+    "mine:\n  id: mine.dev.v0\nmine.dev.v0:\n"
+    "  class: evals.elsuite.basic.match:Match\n  args: {samples_jsonl: fact/samples.jsonl}\n"
+)
+# (`fact` is an eval and a spec of the package's own registry, which oaieval loads too.)
+SPEC = (
+    "mine:\n  prompt: '{prompt}: {input} {completion}'\n  choice_strings: AB\n"
+    "  input_outputs: {input: completion}\n"
+)
+SAMPLE = '{"input": [{"role": "user", "content": "1+1"}], "ideal": "2", "prompt": "p"}\n'
+SAMPLES = "registry/data/fact/samples.jsonl"
+RUNS: tuple[tuple[str, str, str, str, list[tuple[str, int, str]]], ...] = (
+    ("match-clean", MATCH_EVAL, SPEC, SAMPLE, []),
+    (
+        "match-no-ideal",
+        MATCH_EVAL,
+        SPEC,
+        SAMPLE + '{"input": "x"}\n',
+        [(SAMPLES, 2, "oaieval-sample")],
+    ),
+    (
+        "match-ideal-a-number",
+        MATCH_EVAL,
+        SPEC,
+        SAMPLE.replace('"2"', "2"),
+        [(SAMPLES, 1, "oaieval-sample")],
+    ),
+    ("match-broken-line", MATCH_EVAL, SPEC, SAMPLE + "{\n", [(SAMPLES, 2, "parse-error")]),
+    ("graded-clean", GRADED_EVAL, SPEC, SAMPLE, []),
+    (
+        "graded-unfilled",
+        GRADED_EVAL,
+        SPEC,
+        SAMPLE.replace(', "prompt": "p"', ""),
+        [("registry/modelgraded/fact.yaml", 2, "oaieval-placeholder")],
+    ),
+    (
+        "graded-no-eval-type",
+        GRADED_EVAL.replace(", eval_type: classify", ""),
+        SPEC,
+        SAMPLE,
+        [("registry/evals/fact.yaml", 5, "oaieval-eval-type")],
+    ),
+    (
+        "graded-unknown-eval-type",
+        GRADED_EVAL.replace("eval_type: classify", "eval_type: cot"),
+        SPEC,
+        SAMPLE,
+        [("registry/evals/fact.yaml", 5, "oaieval-eval-type")],
+    ),
+    (
+        "graded-eval-type-in-spec",
+        GRADED_EVAL.replace(", eval_type: classify", ""),
+        SPEC + "  eval_type: cot_classify\n",
+        SAMPLE,
+        [],
+    ),
+    (
+        "graded-lone-brace",
+        GRADED_EVAL,
+        SPEC.replace("{prompt}:", "{prompt}: {"),
+        SAMPLE,
+        [("registry/modelgraded/fact.yaml", 2, "oaieval-prompt-format")],
+    ),
+)
+
+
+def _run(python: str, registry: Path) -> bool:
+    """Whether `oaieval dummy mine` runs every sample of the registry to its report."""
+    oaieval = Path(python).with_name("oaieval")
+    done = subprocess.run(
+        [str(oaieval), "dummy", "mine", "--registry_path", str(registry), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OPENAI_API_KEY": "unused"},
+        cwd=registry.parent,
+    )
+    return done.returncode == 0
+
+
+def test_oaieval_runs_exactly_the_evals_evallint_passes(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    python = _oracle_python()
+    roots = []
+    for name, evals, spec, samples, expected in RUNS:
+        files = {
+            "registry/evals/fact.yaml": evals,
+            "registry/modelgraded/fact.yaml": spec,
+            SAMPLES: samples,
+        }
+        errors = sorted(
+            (d.path, d.span.line, d.rule) for d in lint_files(files) if d.severity is Severity.ERROR
+        )
+        assert errors == expected, name
+        for path, text in files.items():
+            (tmp_path / name / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / path).write_text(text, encoding="utf-8")
+        roots.append(tmp_path / name / "registry")
+    with ThreadPoolExecutor(4) as pool:
+        ran = list(pool.map(lambda root: _run(python, root), roots))
+    assert {name: ok for (name, *_), ok in zip(RUNS, ran, strict=True)} == {
+        name: not expected for name, *_, expected in RUNS
+    }

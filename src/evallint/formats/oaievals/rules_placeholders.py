@@ -13,6 +13,7 @@ from evallint.formats.oaievals import kinds as oaievals
 from evallint.formats.oaievals.rules_registry import registry_index
 from evallint.model import JSON, Finding, Severity
 from evallint.rules.base import rule
+from evallint.suggest import suggest
 
 if TYPE_CHECKING:
     from evallint.parse import Document
@@ -145,3 +146,58 @@ def oaieval_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
         extra = args.get("modelgraded_spec_args")
         given = set(extra) if isinstance(extra, dict) else set()
         yield from _problems(str(name), graded, samples, given)
+
+
+# The answer prompts the grader appends for an eval's `eval_type` (3.0.1, ANSWER_PROMPTS).
+EVAL_TYPES = ("classify", "classify_cot", "cot_classify", "cot_classify_jp")
+
+
+@rule("oaieval-eval-type", Severity.ERROR, kinds=(oaievals.EVALS,), reads_files=True)
+def oaieval_eval_type(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A model-graded eval the grader cannot read answers for: every sample stops.
+
+    The grader reads its answer by the `eval_type` of the eval's `args` or of its model-graded
+    spec; with neither, evals 3.0.1 stops at the first sample ("'NoneType' object has no
+    attribute 'startswith'"). An `eval_type` in the eval's `args` also picks the answer prompt
+    the grader appends, so it must be one the package has: `classify`, `classify_cot`,
+    `cot_classify` or `cot_classify_jp`.
+
+    Given (registry/modelgraded/fact.yaml):
+        fact:
+          prompt: "Is {completion} true of {input}?"
+          choice_strings: "YN"
+          input_outputs: {input: completion}
+    Given (registry/data/fact/samples.jsonl):
+        {"input": "Name a fruit."}
+    Bad (registry/evals/fact.yaml):
+        fact.dev.v0:
+          class: evals.elsuite.modelgraded.classify:ModelBasedClassify
+          args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fact}
+    Good (registry/evals/fact.yaml):
+        fact.dev.v0:
+          class: evals.elsuite.modelgraded.classify:ModelBasedClassify
+          args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fact, eval_type: cot_classify}
+    """
+    if ctx.others is None or oaievals.registry_part(doc.path) != "evals":
+        return
+    root = oaievals.registry_root(doc.path)
+    for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
+        args = spec.get("args") if isinstance(spec, dict) else None
+        graded_name = args.get("modelgraded_spec") if isinstance(args, dict) else None
+        if not isinstance(args, dict) or not isinstance(graded_name, str):
+            continue
+        written = args.get("eval_type")
+        if isinstance(written, str) and written not in EVAL_TYPES:
+            hint = suggest(written, EVAL_TYPES)
+            tail = f"; did you mean {hint!r}?" if hint else ""
+            yield Finding(
+                (name, "args", "eval_type"),
+                f"{written!r} is no eval_type the grader has an answer prompt for{tail}",
+            )
+        graded = _spec(ctx, root, graded_name) if not written else None
+        if graded is not None and not graded[2].get("eval_type"):
+            yield Finding(
+                (name, "args", "modelgraded_spec"),
+                f"neither the eval nor the spec {graded[1]!r} gives an eval_type, by which the "
+                "grader reads its answer: the eval stops at the first sample",
+            )
