@@ -56,7 +56,27 @@ SAMPLES = """\
 {"input": [{"role": "user", "content": "1+1 "}], "ideal": "2"}
 {"input": [{"role": "user", "content": "Say the answer to all"}], "ideal": ["the answer to all",""]}
 """
+CONFIG = """\
+prompts: ["Answer: {{question}}"]
+providers: [echo]
+tests:
+  - vars: {question: "What is 1+1?"}
+    assert: [{type: equals, value: "2"}]
+  - vars: {question: "what is 1+1"}
+    assert: [{type: equals, value: "3"}]
+  - vars: {question: "Capital of France?"}
+    assert: [{type: contains, value: Paris}]
+  - vars: {question: "capital of france"}
+    assert: [{type: contains, value: Paris}]
+  - vars: {question: "Repeat: the capital is Paris, exactly"}
+    assert: [{type: icontains, value: "the capital is Paris"}]
+  - vars: {question: "Anything?"}
+    assert: [{type: contains-all, value: [Paris, " "]}]
+  - vars: {question: "capital of france"}
+    assert: [{type: contains, value: "{{answer}}"}]
+"""
 FILES = {
+    "promptfooconfig.yaml": CONFIG,
     "datasets/refunds.yaml": DATASET,
     "evals/refunds/evals.json": EVALS,
     "refunds.eval.yaml": SUITE,
@@ -74,6 +94,7 @@ def test_an_input_asked_twice_and_graded_alike_counts_twice() -> None:
     assert _found("duplicate-input") == [
         ("datasets/refunds.yaml", 6, 12),
         ("evals/refunds/evals.json", 3, 25),
+        ("promptfooconfig.yaml", 10, 11),
         ("refunds.eval.yaml", 8, 12),
         ("registry/data/arith/samples.jsonl", 3, 11),
     ]
@@ -82,15 +103,19 @@ def test_an_input_asked_twice_and_graded_alike_counts_twice() -> None:
 
 
 def test_one_input_with_two_exact_answers_is_an_error() -> None:
-    """Only where the grader compares the answer whole (an OpenAI evals sample's `ideal`): one
-    finding for the slip, never also a duplicate."""
-    assert _found("conflicting-expected") == [("registry/data/arith/samples.jsonl", 2, 58)]
+    """Only where the grader compares the answer whole (an OpenAI evals sample's `ideal`, a
+    promptfoo `equals`): one finding for the slip, never also a duplicate."""
+    assert _found("conflicting-expected") == [
+        ("promptfooconfig.yaml", 7, 36),
+        ("registry/data/arith/samples.jsonl", 2, 58),
+    ]
 
 
 def test_an_expectation_the_input_states() -> None:
     assert _found("expected-in-input") == [
         ("datasets/refunds.yaml", 13, 22),
         ("evals/refunds/evals.json", 5, 74),
+        ("promptfooconfig.yaml", 13, 39),
         ("registry/data/arith/samples.jsonl", 4, 77),
     ]
 
@@ -99,6 +124,7 @@ def test_an_empty_expectation() -> None:
     assert _found("empty-expected") == [
         ("datasets/refunds.yaml", 10, 22),
         ("evals/refunds/evals.json", 4, 80),
+        ("promptfooconfig.yaml", 15, 50),
         ("refunds.eval.yaml", 13, 22),
         ("registry/data/arith/samples.jsonl", 4, 97),
     ]

@@ -118,7 +118,8 @@ def conflicting_expected(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two items ask the same input and expect different exact answers.
 
     Where the grader compares the answer with the expectation whole (an OpenAI evals `Match`
-    sample's `ideal`), one of the two is scored wrong whatever the model says. Reported on the
+    sample's `ideal`, a promptfoo test's `equals`), one of the two is scored wrong whatever the
+    model says. Reported on the
     second item's expectation, naming the first.
 
     Bad (registry/data/arith/samples.jsonl):

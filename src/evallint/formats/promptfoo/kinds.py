@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from evallint.formats.promptfoo.kinds_items import tests
 from evallint.kinds.base import FileRef, Kind
 from evallint.model import JSON, Pointer, names_of
 
@@ -392,6 +393,7 @@ CONFIG = Kind(
     # rules tell a dropped key that loses checks (an error) from one that loses nothing.
     own_keys=True,
     grader_types=frozenset(ASSERTION_TYPES),
+    item_view=tests,
     editor_globs=("**/*promptfoo*.yaml", "**/*promptfoo*.yml", "**/promptfooconfig*.json"),
 )
 
