@@ -12,7 +12,7 @@ import pytest
 
 from test_eee import MINIMAL_0_2_0
 from test_git import Repo
-from test_streaming import RECORD
+from test_streaming import RECORD, sample
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -194,7 +194,7 @@ def _records(repo: Repo, rows: int = 1) -> None:
     """An aggregate and its instance file, in agreement, on main and the branch."""
     import hashlib
 
-    samples = "".join(json.dumps({**INSTANCE, "sample_id": str(i)}) + "\n" for i in range(rows))
+    samples = "".join(json.dumps(sample(str(i), INSTANCE)) + "\n" for i in range(rows))
     detailed = {
         "file_path": SAMPLES,
         "total_rows": rows,
@@ -216,7 +216,7 @@ def test_a_changed_instance_file_reports_what_it_breaks_in_its_aggregate(
     _records(repo)
     assert run("check", "--diff", "main", cwd=repo.root)[0] == 0
     with (repo.root / SAMPLES).open("a") as f:
-        f.write(json.dumps({**INSTANCE, "sample_id": "9"}) + "\n")
+        f.write(json.dumps(sample("9", INSTANCE)) + "\n")
     args = ["--diff", "main"] if how == "diff" else [SAMPLES]
     code, out, _ = run("check", *args, cwd=repo.root)
     rules = sorted(line.rpartition("[")[2] for line in _lines(out)[:-1])
@@ -244,13 +244,13 @@ def test_a_companion_already_out_of_step_stays_quiet(repo: Repo, run: Run) -> No
     """What was broken before the change is not the change's to report."""
     _records(repo)
     with (repo.root / SAMPLES).open("a") as f:
-        f.write(json.dumps({**INSTANCE, "sample_id": "8"}) + "\n")
+        f.write(json.dumps(sample("8", INSTANCE)) + "\n")
     repo.git("commit", "-qam", "out of step on main")
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "feature")
     repo.git("checkout", "-q", "feature")
     with (repo.root / SAMPLES).open("a") as f:
-        f.write(json.dumps({**INSTANCE, "sample_id": "9"}) + "\n")
+        f.write(json.dumps(sample("9", INSTANCE)) + "\n")
     # The checksum and the row count were wrong already: they stay wrong, with other values.
     code, out, _ = run("check", "--diff", "main", cwd=repo.root)
     # The changed instance file and the aggregate beside it, checked for what the change broke.

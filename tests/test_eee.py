@@ -119,7 +119,12 @@ SAMPLE = {
 
 
 def test_instance_records_are_checked_line_by_line() -> None:
-    bad = {**SAMPLE, "sample_id": 7, "evaluation": {"score": 1}}
+    bad = {
+        **SAMPLE,
+        "sample_id": 7,
+        "evaluation": {"score": 1},
+        "input": {"raw": "2+3?", "reference": ["5"]},
+    }
     text = "\n".join(json.dumps(r) for r in (SAMPLE, bad, {**SAMPLE, "schema_version": "0.3.0"}))
     assert found("data/records.jsonl", text + "\n") == [
         (2, 125, "schema-violation", "expected string, got integer 7"),
@@ -200,7 +205,9 @@ def test_companion_checksum_rows_and_ids() -> None:
     files[samples] = (
         files[samples].replace('"model_id": "demo-org/demo-model"', '"model_id": "demo-org/other"')
         + "\n"
-        + files[samples].replace('"demo_0001"', '"demo_0002"')
+        + files[samples]
+        .replace('"demo_0001"', '"demo_0002"')
+        .replace('"formatted": "Q: What', '"formatted": "Q: So what')
     )
     got = _report(files)
     name = aggregate.rsplit("/", 1)[-1]

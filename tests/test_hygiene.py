@@ -75,7 +75,43 @@ tests:
   - vars: {question: "capital of france"}
     assert: [{type: contains, value: "{{answer}}"}]
 """
+
+
+def _record(sample: str, raw: str, reference: list[str], choices: list[str] | None = None) -> str:
+    import json
+
+    given: dict[str, object] = {"raw": raw, "reference": reference}
+    if choices is not None:
+        given["choices"] = choices
+    return json.dumps(
+        {
+            "schema_version": "0.2.2",
+            "evaluation_id": "e/1",
+            "model_id": "org/model",
+            "evaluation_name": "bench",
+            "sample_id": sample,
+            "interaction_type": "single_turn",
+            "input": given,
+            "output": {"raw": ["4"]},
+            "answer_attribution": [],
+            "evaluation": {"score": 1.0, "is_correct": True},
+        }
+    )
+
+
+RECORDS = "\n".join(
+    [
+        _record("s1", "What is 2+2?", ["4"], ["3", "4"]),
+        _record("s1", "What is 2+2?", ["4"], ["3", "4"]),  # another epoch of s1: no repeat
+        _record("s2", "what is 2+2", ["4"], ["3", "4"]),
+        _record("s3", "Pick one", ["B"], ["3", "4"]),  # a label
+        _record("s4", "Pick one more", ["five"], ["3", "4"]),
+        _record("s5", "Say: the sum of two and two", ["the sum of two and two"]),  # no echo
+        _record("s6", "Anything", [" "]),
+    ]
+)
 FILES = {
+    "results/run.jsonl": RECORDS + "\n",
     "promptfooconfig.yaml": CONFIG,
     "datasets/refunds.yaml": DATASET,
     "evals/refunds/evals.json": EVALS,
@@ -97,6 +133,7 @@ def test_an_input_asked_twice_and_graded_alike_counts_twice() -> None:
         ("promptfooconfig.yaml", 10, 11),
         ("refunds.eval.yaml", 8, 12),
         ("registry/data/arith/samples.jsonl", 3, 11),
+        ("results/run.jsonl", 3, 177),
     ]
     (first,) = [d for d in lint_files(FILES) if d.rule == "duplicate-input" and d.span.line == 6]
     assert first.message == "the same input as 'window' (line 2): the question counts twice"
@@ -127,7 +164,13 @@ def test_an_empty_expectation() -> None:
         ("promptfooconfig.yaml", 15, 50),
         ("refunds.eval.yaml", 13, 22),
         ("registry/data/arith/samples.jsonl", 4, 97),
+        ("results/run.jsonl", 7, 203),
     ]
+
+
+def test_an_answer_that_is_none_of_the_choices() -> None:
+    """A label (`B`, a number within the choices) names a choice; a text must be one."""
+    assert _found("answer-not-a-choice") == [("results/run.jsonl", 5, 208)]
 
 
 def test_inputs_are_compared_as_a_reader_would() -> None:
@@ -135,10 +178,11 @@ def test_inputs_are_compared_as_a_reader_would() -> None:
     assert normalized("1+1") != normalized("1+2")
 
 
-def test_the_hygiene_group_selects_the_four_rules() -> None:
+def test_the_hygiene_group_selects_its_rules() -> None:
     assert expand_rules(["hygiene"]) == (
         "duplicate-input",
         "conflicting-expected",
         "expected-in-input",
         "empty-expected",
+        "answer-not-a-choice",
     )

@@ -19,6 +19,7 @@ from evallint.model import Diagnostic
 from test_deletions import INSTANCE, SUITE
 from test_eee import MINIMAL_0_2_0
 from test_git import Repo
+from test_streaming import sample
 
 pytestmark = pytest.mark.usefixtures("no_ci_env")
 
@@ -68,8 +69,7 @@ def _dataset(ref: str) -> str:
 
 def _samples(ident: str, rows: int) -> str:
     return "".join(
-        json.dumps({**INSTANCE, "evaluation_id": ident, "sample_id": str(i)}) + "\n"
-        for i in range(rows)
+        json.dumps(sample(str(i), INSTANCE, evaluation_id=ident)) + "\n" for i in range(rows)
     )
 
 
@@ -132,7 +132,7 @@ def _change(repo: Repo, step: str, i: int, n: int) -> None:
         (root / "evals/prompts/policy.md").rename(root / f"evals/prompts/moved{n}.md")
     elif step == "i" and samples.exists():  # an instance file that its aggregate no longer fits
         with samples.open("a") as f:
-            f.write(json.dumps({**INSTANCE, "evaluation_id": f"e{i % 3}", "sample_id": str(n)}))
+            f.write(json.dumps(sample(str(n), INSTANCE, evaluation_id=f"e{i % 3}")))
             f.write("\n")
     elif step == "a" and aggregate.exists():  # an aggregate that changes its id
         aggregate.write_text(aggregate.read_text().replace(f'"e{i % 3}"', f'"x{n}"', 1))

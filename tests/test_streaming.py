@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,19 @@ RECORD = {
 }
 
 
+def sample(ident: str, base: Mapping[str, object] = RECORD, **more: object) -> dict[str, object]:
+    """An instance record of its own sample: its id, and an input no other sample asks (the
+    hygiene rules report a question asked twice)."""
+    given = base["input"]
+    assert isinstance(given, dict)
+    return {**base, "sample_id": ident, "input": {**given, "raw": f"Sample {ident}?"}, **more}
+
+
 def _lines(count: int) -> list[str]:
     """Records with problems spread over the file: some far apart, some repeated."""
     out = []
     for i in range(count):
-        record: dict[str, object] = {**RECORD, "sample_id": str(i)}
+        record: dict[str, object] = sample(str(i))
         if i % 7 == 3:
             record["evaluation"] = {"score": "high", "is_correct": True}  # schema
         if i % 11 == 5:
@@ -117,7 +126,7 @@ def test_a_streamed_file_without_its_aggregate_is_reported_once(
 def test_the_companion_is_hashed_and_counted_in_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(50)]
+    lines = [json.dumps(sample(str(i))) for i in range(50)]
     _store(tmp_path, lines)
     monkeypatch.setattr(read, "MiB", 100)  # blocks end mid-line
     assert _check(tmp_path) == []
@@ -133,8 +142,8 @@ def test_the_companion_is_hashed_and_counted_in_blocks(
 def test_a_line_over_max_file_size_ends_the_read_with_a_parse_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines = [json.dumps({**RECORD, "sample_id": str(i)}) for i in range(60)]
-    lines[30] = json.dumps({**RECORD, "sample_id": "x" * 5000})
+    lines = [json.dumps(sample(str(i))) for i in range(60)]
+    lines[30] = json.dumps(sample("x" * 5000))
     _store(tmp_path, lines)
     monkeypatch.setattr(read, "CHUNK", 1024)
     monkeypatch.setattr(read, "FIRST", 512)
@@ -171,3 +180,30 @@ def test_a_bad_byte_in_a_later_chunk_is_at_its_offset_in_the_file(
     streamed = [d for d, _ in _check(tmp_path) if "UTF-8" in d.message]
     assert [(d.span.line, d.span.column, d.message) for d in whole] == [(301, 16, expected)]
     assert streamed == whole
+
+
+def test_a_question_asked_again_chunks_later_is_found_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hygiene rules carry one number an input from chunk to chunk: a repeat far down the
+    file is reported where the whole file reports it, naming the first's line."""
+    lines = [json.dumps(sample(str(i))) for i in range(300)]
+    lines[250] = json.dumps(sample("250", input={"raw": "Sample 7?", "reference": ["4"]}))
+    lines[260] = json.dumps(sample("260", input={"raw": "sample 8", "reference": ["4"]}))
+    _store(tmp_path, lines)
+
+    def found() -> list[tuple[int, str, str]]:
+        return [
+            (d.span.line, d.rule, d.message)
+            for d, _ in _check(tmp_path)
+            if d.rule == "duplicate-input"
+        ]
+
+    whole = found()
+    assert whole == [
+        (251, "duplicate-input", "the same input as '7' (line 8): the question counts twice"),
+        (261, "duplicate-input", "the same input as '8' (line 9): the question counts twice"),
+    ]
+    monkeypatch.setattr(read, "CHUNK", 4096)
+    monkeypatch.setattr(read, "FIRST", 1024)
+    assert found() == whole

@@ -105,8 +105,9 @@ def check_entry(
     """Every diagnostic of one file; `scope`: why it is checked, which picks the rules."""
     repeats = Repeats(ctx.config.max_repeats)
     out: list[Diagnostic] = []
+    streamed = entry.rest is not None
     for doc, lines, number in chunks(entry, source, ctx.config.max_file_size):
-        here = replace(ctx, chunk=number) if number else ctx
+        here = replace(ctx, chunk=number, lines=lines, streamed=streamed) if streamed else ctx
         out += _check_document(doc, lines, entry, here, run, repeats, scope)
     return repeats.finish(out)
 

@@ -90,6 +90,12 @@ class Item:
     expected: tuple[str, ...] | None = None  # None: nothing is expected of this item
     expected_at: tuple[Pointer, ...] = ()  # where each expected text is written
     exact: bool = False
+    # The choices a multiple-choice item offers; its expected answers must be among them.
+    choices: tuple[str, ...] | None = None
+    # Whether a grader looks for the expectation in the answer, so that an answer repeating
+    # the input passes where the input states it. False where the grader is not known (a
+    # result record), and for a multiple-choice item, whose input lists its answer.
+    echo: bool = True
     # How the item is graded: its keys but `own` (its input and id) and provenance. Two items
     # with one input and one grading are one question counted twice. Kept as the item itself,
     # and written out (`grading`) only for the items whose inputs meet.

@@ -237,6 +237,8 @@ class Context:
     outside: Callable[[str], bool] = never  # a listed path that leads out of the project
     others: Others | None = None  # companion files, read on demand
     chunk: int = 0  # which chunk of a large JSONL file (rules that report once use the first)
+    lines: int = 0  # lines of the file before this chunk
+    streamed: bool = False  # the file is read in chunks: what a rule carries between them
     engines: Engines = FEW  # when the fast validation engine is asked first
     root_name: str = ""  # the repository folder's own name (site-root paths start with it)
     # The project's files as the change's base has them (diff mode), read on demand: rules that

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from evallint.kinds import ITEMIZED, Kind
 from evallint.kinds.base import Item, grading
 from evallint.model import JSON, Finding, Severity
+from evallint.records import record
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
@@ -46,10 +47,15 @@ def _repeats(doc: Document, ctx: Context) -> tuple[tuple[Item, Item], ...]:
     return doc.facts.get(_pairs, doc, ctx.kind, key=ctx.kind.name)
 
 
+def _keys(doc: Document, kind: Kind) -> list[str]:
+    """Each item's normalized input, in item order."""
+    return [normalized(item.input) for item in doc.facts.get(_view, doc.data, kind, key=kind.name)]
+
+
 def _pairs(doc: Document, kind: Kind) -> tuple[tuple[Item, Item], ...]:
     by_input: dict[str, list[Item]] = {}
-    for item in doc.facts.get(_view, doc.data, kind, key=kind.name):
-        key = normalized(item.input)
+    items = doc.facts.get(_view, doc.data, kind, key=kind.name)
+    for item, key in zip(items, doc.facts.get(_keys, doc, kind, key=kind.name), strict=True):
         if key:
             by_input.setdefault(key, []).append(item)
     out: list[tuple[Item, Item]] = []
@@ -79,8 +85,68 @@ def _conflict(first: Item, again: Item) -> bool:
     return again.exact and before is not None and now is not None and before != now
 
 
-def _named(item: Item, doc: Document) -> str:
-    line = doc.locate(item.at).line
+@record
+class _Earlier:
+    """What a chunk of a streamed file keeps of an input's first item for the chunks after it:
+    its line in the file, its id, what it expects and whether exactly (never the item: a
+    streamed file is read in chunks so that its records need not all be held)."""
+
+    line: int
+    ident: str | None
+    expects: frozenset[str] | None
+    exact: bool
+
+
+def _carried(doc: Document, ctx: Context) -> list[tuple[Item, _Earlier, bool]]:
+    """Of a streamed file (read in chunks), the items that ask an input a chunk before this one
+    asked first: (item, the first, whether the two conflict). Across chunks two items are one
+    repeat when they expect the same (the first's other keys are not kept); within a chunk the
+    whole grading is compared (`_repeats`)."""
+    if not ctx.streamed or ctx.others is None:
+        return []
+    return doc.facts.get(_carry, doc, ctx, key=ctx.kind.name)
+
+
+def _carry(doc: Document, ctx: Context) -> list[tuple[Item, _Earlier, bool]]:
+    assert ctx.others is not None
+    earlier = ctx.others.memo.setdefault(("hygiene-inputs", doc.path), {})
+    assert isinstance(earlier, dict)
+    found: list[tuple[Item, _Earlier, bool]] = []
+    fresh: dict[int, _Earlier] = {}
+    met: set[int] = set()  # a later item of this chunk is compared with its first (`_repeats`)
+    items = doc.facts.get(_view, doc.data, ctx.kind, key=ctx.kind.name)
+    for item, key in zip(
+        items, doc.facts.get(_keys, doc, ctx.kind, key=ctx.kind.name), strict=True
+    ):
+        if not key:
+            continue
+        digest = hash(key)  # one number an input: a streamed file's memory stays flat
+        first = earlier.get(digest)
+        if digest in met:
+            continue
+        met.add(digest)
+        if first is None:
+            line = ctx.lines + doc.locate(item.at).line
+            fresh[digest] = _Earlier(line, item.ident, _expects(item), item.exact)
+            continue
+        now = _expects(item)
+        conflict = item.exact and first.exact and None not in (now, first.expects)
+        if conflict and now != first.expects:
+            found.append((item, first, True))
+        elif now == first.expects:
+            found.append((item, first, False))
+    earlier.update(fresh)
+    return found
+
+
+def _earlier_named(first: _Earlier) -> str:
+    return (
+        f"{first.ident!r} (line {first.line})" if first.ident else f"the item on line {first.line}"
+    )
+
+
+def _named(item: Item, doc: Document, ctx: Context) -> str:
+    line = ctx.lines + doc.locate(item.at).line  # a streamed file's chunk starts further down
     return f"{item.ident!r} (line {line})" if item.ident else f"the item on line {line}"
 
 
@@ -108,9 +174,13 @@ def duplicate_input(doc: Document, ctx: Context) -> Iterator[Finding]:
         if not _conflict(first, again):
             yield Finding(
                 again.input_at,
-                f"the same input as {_named(first, doc)}: the question counts twice",
+                f"the same input as {_named(first, doc, ctx)}: the question counts twice",
                 related=((doc.path, first.input_at, "first asked here"),),
             )
+    for again, earlier, conflict in _carried(doc, ctx):
+        if not conflict:
+            message = f"the same input as {_earlier_named(earlier)}: the question counts twice"
+            yield Finding(again.input_at, message)
 
 
 @rule("conflicting-expected", Severity.ERROR, kinds=ITEMIZED, group="hygiene")
@@ -133,9 +203,16 @@ def conflicting_expected(doc: Document, ctx: Context) -> Iterator[Finding]:
         if _conflict(first, again):
             yield Finding(
                 again.expected_at[0] if again.expected_at else again.input_at,
-                f"the same input as {_named(first, doc)} expects something else: one of the "
-                "two is scored wrong whatever the answer",
+                f"the same input as {_named(first, doc, ctx)} expects something else: one of "
+                "the two is scored wrong whatever the answer",
                 related=((doc.path, first.input_at, "first asked here"),),
+            )
+    for again, earlier, conflict in _carried(doc, ctx):
+        if conflict:
+            yield Finding(
+                again.expected_at[0] if again.expected_at else again.input_at,
+                f"the same input as {_earlier_named(earlier)} expects something else: one of "
+                "the two is scored wrong whatever the answer",
             )
 
 
@@ -154,7 +231,8 @@ def expected_in_input(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     A grader that looks for the expectation in the answer is satisfied by a model that repeats
     the question. Expectations of 12 characters or more are looked for, after the same
-    normalizing as inputs, as whole words.
+    normalizing as inputs, as whole words. Not in a multiple-choice item (its input lists the
+    answer among the choices) nor in a result record (which grader scored it is not known).
 
     Bad (datasets/refunds.yaml):
         questions:
@@ -168,6 +246,8 @@ def expected_in_input(doc: Document, ctx: Context) -> Iterator[Finding]:
             expected_facts: ["refunds are accepted within 30 days"]
     """
     for item in _items(doc, ctx):
+        if not item.echo or item.choices:
+            continue
         asked, low = "", ""
         for text, at in zip(item.expected or (), item.expected_at, strict=False):
             words = text.split(None, 1)
@@ -206,3 +286,36 @@ def empty_expected(doc: Document, ctx: Context) -> Iterator[Finding]:
         for text, at in zip(item.expected or (), item.expected_at, strict=False):
             if not text.strip():
                 yield Finding(at, "an empty expectation: any answer meets it")
+
+
+def _label(text: str, count: int) -> bool:
+    """Whether an answer names a choice by its label: a letter (`B`) or a number (0- or
+    1-based) within the choices."""
+    text = text.strip().rstrip(".)")
+    if len(text) == 1 and text.isalpha() and text.isascii():
+        return ord(text.upper()) - ord("A") < count
+    return text.isdigit() and int(text) <= count
+
+
+@rule("answer-not-a-choice", Severity.ERROR, kinds=ITEMIZED, group="hygiene")
+def answer_not_a_choice(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A multiple-choice item's expected answer is none of its choices.
+
+    No answer the model picks among the choices is scored right. An answer is one of the
+    choices when it is one after the same normalizing as inputs, or names one by its label
+    (a letter, or a number within the choices).
+
+    Bad (results/run.jsonl):
+        {"schema_version": "0.2.2", "evaluation_id": "e/1", "model_id": "org/model", "evaluation_name": "bench", "sample_id": "s1", "interaction_type": "single_turn", "input": {"raw": "2+2?", "reference": ["5"], "choices": ["3", "4"]}, "output": {"raw": ["4"]}, "answer_attribution": [], "evaluation": {"score": 0.0, "is_correct": false}}
+    Good (results/run.jsonl):
+        {"schema_version": "0.2.2", "evaluation_id": "e/1", "model_id": "org/model", "evaluation_name": "bench", "sample_id": "s1", "interaction_type": "single_turn", "input": {"raw": "2+2?", "reference": ["4"], "choices": ["3", "4"]}, "output": {"raw": ["4"]}, "answer_attribution": [], "evaluation": {"score": 1.0, "is_correct": true}}
+    """
+    for item in _items(doc, ctx):
+        choices = item.choices
+        if not choices:
+            continue
+        for text, at in zip(item.expected or (), item.expected_at, strict=False):
+            if text in choices or _label(text, len(choices)):
+                continue  # most answers are a choice as written: nothing is normalized
+            if normalized(text) not in {normalized(c) for c in choices if isinstance(c, str)}:
+                yield Finding(at, f"{text!r} is none of the {len(choices)} choices offered")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from evallint.formats.eee.kinds_items import samples
 from evallint.kinds.base import Kind
 from evallint.model import JSON, Pointer
 
@@ -199,6 +200,7 @@ INSTANCE = Kind(
     per_record=True,
     forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
     claim=_instance_layout,
+    item_view=samples,
     markers=(("evaluation_id", "sample_id", "interaction_type"),),
     companion=beside,
 )
