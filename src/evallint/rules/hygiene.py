@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from evallint.kinds import ITEMIZED, Kind
 from evallint.kinds.base import Item, grading
 from evallint.model import JSON, Finding, Severity
-from evallint.records import record
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
@@ -53,15 +52,17 @@ def _keys(doc: Document, kind: Kind) -> list[str]:
 
 
 def _pairs(doc: Document, kind: Kind) -> tuple[tuple[Item, Item], ...]:
-    by_input: dict[str, list[Item]] = {}
+    first: dict[str, Item] = {}
+    met: dict[str, list[Item]] = {}  # only inputs asked again get a list
     items = doc.facts.get(_view, doc.data, kind, key=kind.name)
     for item, key in zip(items, doc.facts.get(_keys, doc, kind, key=kind.name), strict=True):
         if key:
-            by_input.setdefault(key, []).append(item)
+            seen = first.setdefault(key, item)
+            if seen is not item:
+                met.setdefault(key, [seen]).append(item)
     out: list[tuple[Item, Item]] = []
-    for same in by_input.values():
-        if len(same) > 1:
-            out += _within(same)
+    for same in met.values():
+        out += _within(same)
     return tuple(sorted(out, key=lambda pair: pair[1].input_at))
 
 
@@ -85,16 +86,11 @@ def _conflict(first: Item, again: Item) -> bool:
     return again.exact and before is not None and now is not None and before != now
 
 
-@record
-class _Earlier:
-    """What a chunk of a streamed file keeps of an input's first item for the chunks after it:
-    its line in the file, its id, what it expects and whether exactly (never the item: a
-    streamed file is read in chunks so that its records need not all be held)."""
-
-    line: int
-    ident: str | None
-    expects: frozenset[str] | None
-    exact: bool
+# What a chunk of a streamed file keeps of an input's first item for the chunks after it: its
+# line in the file, its id, what it expects as written, and whether exactly; never the item (a
+# streamed file is read in chunks so that its records need not all be held). A tuple, not a
+# record: one is made for each input of files of a million records.
+_Earlier = tuple[int, str | None, tuple[str, ...] | None, bool]
 
 
 def _carried(doc: Document, ctx: Context) -> list[tuple[Item, _Earlier, bool]]:
@@ -114,35 +110,50 @@ def _carry(doc: Document, ctx: Context) -> list[tuple[Item, _Earlier, bool]]:
     found: list[tuple[Item, _Earlier, bool]] = []
     fresh: dict[int, _Earlier] = {}
     met: set[int] = set()  # a later item of this chunk is compared with its first (`_repeats`)
+    lines = _record_lines(doc)
     items = doc.facts.get(_view, doc.data, ctx.kind, key=ctx.kind.name)
     for item, key in zip(
         items, doc.facts.get(_keys, doc, ctx.kind, key=ctx.kind.name), strict=True
     ):
-        if not key:
-            continue
         digest = hash(key)  # one number an input: a streamed file's memory stays flat
-        first = earlier.get(digest)
-        if digest in met:
+        if not key or digest in met:
             continue
         met.add(digest)
+        first = earlier.get(digest)
         if first is None:
-            line = ctx.lines + doc.locate(item.at).line
-            fresh[digest] = _Earlier(line, item.ident, _expects(item), item.exact)
+            index = item.at[0] if len(item.at) == 1 else None
+            if lines is not None and isinstance(index, int):
+                line = lines[index]
+            else:
+                line = doc.locate(item.at).line
+            fresh[digest] = (ctx.lines + line, item.ident, item.expected, item.exact)
             continue
-        now = _expects(item)
-        conflict = item.exact and first.exact and None not in (now, first.expects)
-        if conflict and now != first.expects:
+        now, before = _expects(item), _set(first[2])
+        if item.exact and first[3] and None not in (now, before) and now != before:
             found.append((item, first, True))
-        elif now == first.expects:
+        elif now == before:
             found.append((item, first, False))
     earlier.update(fresh)
     return found
 
 
+def _set(expected: tuple[str, ...] | None) -> frozenset[str] | None:
+    return None if expected is None else frozenset(map(normalized, expected))
+
+
+def _record_lines(doc: Document) -> list[int] | None:
+    """The line of each record of a JSONL document, where every written line is one (no line
+    was left out as unreadable): found from the text, not the source map, which walks every
+    record. None otherwise (the source map then says)."""
+    if doc.fmt != "jsonl" or not isinstance(doc.data, list):
+        return None
+    lines = [n for n, text in enumerate(doc.text.split("\n"), start=1) if text.strip()]
+    return lines if len(lines) == len(doc.data) else None
+
+
 def _earlier_named(first: _Earlier) -> str:
-    return (
-        f"{first.ident!r} (line {first.line})" if first.ident else f"the item on line {first.line}"
-    )
+    line, ident = first[0], first[1]
+    return f"{ident!r} (line {line})" if ident else f"the item on line {line}"
 
 
 def _named(item: Item, doc: Document, ctx: Context) -> str:

@@ -29,6 +29,7 @@ _OWN = ("raw",)
 
 
 def samples(data: JSON) -> Iterator[Item]:
+    # The hot path of the hygiene rules on records of millions of samples: few calls a record.
     seen: set[str] = set()
     for i, record in enumerate(data if isinstance(data, list) else ()):
         given = record.get("input") if record.__class__ is dict else None
@@ -40,19 +41,26 @@ def samples(data: JSON) -> Iterator[Item]:
             if ident in seen:
                 continue
             seen.add(ident)
-        references = given.get("reference")
-        expected, expected_at = _references(references, i)
+        else:
+            ident = None
+        written = given.get("reference")
+        expected: tuple[str, ...] | None
+        expected_at: tuple[Pointer, ...]
+        if written.__class__ is list and len(written) == 1 and written[0].__class__ is str:
+            expected, expected_at = (written[0],), ((i, "input", "reference", 0),)
+        else:
+            expected, expected_at = _references(written, i)
         choices = given.get("choices")
         yield Item(
             at=(i,),
             input=raw,
             input_at=(i, "input", "raw"),
-            ident=ident if isinstance(ident, str) else None,
+            ident=ident,
             expected=expected,
             expected_at=expected_at,
             # The rule that reads them takes only texts (a choice that is none is the schema's).
             choices=tuple(choices) if choices.__class__ is list and choices else None,
-            echo=False,
+            echo=False,  # which grader scored it, the record does not say
             # How it is graded: what it was given but the raw input (the record's `input`
             # itself: nothing is made for it, and it is written out only where inputs meet).
             whole=given,
