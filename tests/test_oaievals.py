@@ -3,6 +3,7 @@ aliases, eval sets, reserved keys and samples paths."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,38 @@ def test_a_placeholder_no_sample_fills_and_a_key_input_outputs_reads() -> None:
     assert on_spec.message.startswith(
         "{question} is filled by nothing in the eval 'fact.dev.v0': line 2"
     )
+
+
+def test_a_change_to_the_model_graded_spec_an_eval_grades_with_needs_a_new_version(
+    tmp_path: Path, run: Any
+) -> None:
+    spec = "fact:\n  prompt: 'Is {completion} true of {input}?'\n  choice_strings: YN\n"
+    spec += "  input_outputs: {input: completion}\n"
+    graded = (
+        "fact.dev.v0:\n  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n"
+        "  args: {samples_jsonl: arith/samples.jsonl, modelgraded_spec: fact, "
+        "eval_type: cot_classify}\n"
+    )
+    repo = Repo(tmp_path / "repo")
+    repo.commit(
+        {"registry/evals/fact.yaml": graded, "registry/modelgraded/fact.yaml": spec, **DATA}
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.commit({"registry/modelgraded/fact.yaml": spec.replace("YN", "YNU")})
+    expected = [
+        [
+            "registry/evals/fact.yaml",
+            3,
+            64,
+            "its model-graded spec (registry/modelgraded/fact.yaml) changed and 'fact.dev.v0' "
+            "kept its name: rename it 'fact.dev.v1'",
+        ]
+    ]
+    # Under --base the whole tree is compared; under --diff the eval is not part of the change.
+    code, out, _ = run("check", "--base", "main", "--format", "json", "--no-cache", cwd=repo.root)
+    found = [
+        [d["path"], d["line"], d["column"], d["message"]]
+        for d in json.loads(out)["diagnostics"]
+        if d["rule"] == "oaieval-version-not-bumped"
+    ]
+    assert (code, found) == (1, expected)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.oaievals import kinds as oaievals
+from evallint.formats.oaievals.rules_registry import registry_index
 from evallint.model import JSON, Finding, Fix, Pointer, Severity
 from evallint.records import record
 from evallint.rules.base import rule
@@ -52,6 +53,25 @@ def _samples_change(
     return _Change((name, "args", "samples_jsonl"), f"its samples ({written})")
 
 
+def _graded_change(name: str, spec: dict[str, JSON], path: str, ctx: Context) -> _Change | None:
+    """The model-graded spec the eval grades with, as its file has it now and at the base."""
+    args = spec.get("args")
+    graded = args.get("modelgraded_spec") if isinstance(args, dict) else None
+    if not isinstance(graded, str) or ctx.others is None or ctx.base_files is None:
+        return None
+    where = registry_index(ctx, oaievals.registry_root(path), "modelgraded").first.get(graded)
+    if where is None:
+        return None  # a spec the registry lacks is oaieval-unknown-name's
+    now, then = ctx.others.parsed(where), ctx.base_files.parsed(where)
+    if isinstance(now, str) or isinstance(then, str):
+        return None  # a new spec file: nothing to compare with
+    before = then.data.get(graded) if isinstance(then.data, dict) else None
+    after = now.data.get(graded) if isinstance(now.data, dict) else None
+    if before is None or before == after:
+        return None
+    return _Change((name, "args", "modelgraded_spec"), f"its model-graded spec ({where})")
+
+
 def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
     """Each eval of the file kept under its name at the base whose spec or samples changed."""
     if ctx.base_files is None or ctx.others is None or not isinstance(doc.data, dict):
@@ -63,8 +83,10 @@ def changes(doc: Document, ctx: Context) -> Iterator[tuple[str, _Change]]:
         then = before.data.get(name)
         if not (isinstance(spec, dict) and isinstance(then, dict) and "id" not in spec):
             continue
-        found = _spec_change(name, spec, then) or _samples_change(
-            name, spec, doc.path, ctx.others, ctx.base_files
+        found = (
+            _spec_change(name, spec, then)
+            or _samples_change(name, spec, doc.path, ctx.others, ctx.base_files)
+            or _graded_change(name, spec, doc.path, ctx)
         )
         if found is not None:
             yield name, found
@@ -84,10 +106,11 @@ def oaieval_version_not_bumped(doc: Document, ctx: Context) -> Iterator[Finding]
 
     An eval's version is the last part of its name (`arith.dev.v0`), and the registry's guide
     asks for a new version when an eval changes, so results recorded under the old name are
-    never read as the new eval's. A change counts in the class, in an argument, and in the
-    content of the samples file it reads. Reported on the first changed key, naming the next
-    version; `evallint bump` renames the eval, and `--fix` then moves the aliases that led to
-    the old name (`oaieval-unknown-name`). Checked with `--diff` and `--base`.
+    never read as the new eval's. A change counts in the class, in an argument, in the content
+    of the samples file it reads, and in the model-graded spec it grades with. Reported on the
+    first changed key, naming the next version; `evallint bump` renames the eval, and `--fix`
+    then moves the aliases that led to the old name (`oaieval-unknown-name`). Checked with
+    `--diff` and `--base`.
 
     Given (registry/data/arith/samples.jsonl):
         {"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}
