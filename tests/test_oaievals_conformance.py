@@ -204,7 +204,8 @@ def test_prompts_the_grader_cannot_fill_are_found_where_the_grader_fails(tmp_pat
 
 # Registries `oaieval` runs with the `dummy` completion function (offline, `--dry-run`): the
 # eval `mine` reads the samples given. (name, evals file, spec file, samples, evallint's errors
-# as (path, line, rule)). The dummy grader never picks a choice, so oaieval-choices is not here.
+# as (path, line, rule)). The dummy grader never picks a choice, so a choice without a score
+# (oaieval-choices) never stops it and is not here; punctuation and `from_strings` do.
 GRADED_EVAL = (
     "mine:\n  id: mine.dev.v0\nmine.dev.v0:\n"
     "  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n"
@@ -266,6 +267,23 @@ RUNS: tuple[tuple[str, str, str, str, list[tuple[str, int, str]]], ...] = (
         SPEC + "  eval_type: cot_classify\n",
         SAMPLE,
         [],
+    ),
+    (
+        "graded-punctuation",
+        GRADED_EVAL,
+        SPEC.replace("choice_strings: AB", "choice_strings: ['A.', B]"),
+        SAMPLE,
+        [("registry/modelgraded/fact.yaml", 3, "oaieval-choices")],
+    ),
+    (
+        "graded-from-strings",
+        GRADED_EVAL,
+        SPEC + "  choice_scores: from_strings\n",
+        SAMPLE,
+        [
+            ("registry/modelgraded/fact.yaml", 3, "oaieval-choices"),
+            ("registry/modelgraded/fact.yaml", 3, "oaieval-choices"),
+        ],
     ),
     (
         "graded-lone-brace",
