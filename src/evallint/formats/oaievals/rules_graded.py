@@ -89,7 +89,7 @@ def oaieval_choices(doc: Document, ctx: Context) -> Iterator[Finding]:
                 yield Finding((name, *at), message)
 
 
-def _prompt_texts(prompt: JSON) -> Iterator[tuple[Pointer, str]]:
+def prompt_texts(prompt: JSON) -> Iterator[tuple[Pointer, str]]:
     """(where, text) of what the grader formats: a text prompt, or each message's content."""
     if isinstance(prompt, str):
         yield (), prompt
@@ -139,7 +139,7 @@ def oaieval_prompt_format(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
         if isinstance(spec, dict) and "id" not in spec:
-            for at, text in _prompt_texts(spec.get("prompt")):
+            for at, text in prompt_texts(spec.get("prompt")):
                 problem = format_problem(text)
                 if problem is not None:
                     yield Finding((name, "prompt", *at), f"the grader cannot fill it: {problem}")

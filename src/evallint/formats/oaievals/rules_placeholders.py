@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.oaievals import kinds as oaievals
+from evallint.formats.oaievals.rules_graded import prompt_texts
 from evallint.formats.oaievals.rules_registry import registry_index
 from evallint.model import JSON, Finding, Severity
 from evallint.rules.base import rule
@@ -23,15 +24,8 @@ if TYPE_CHECKING:
 def placeholders(prompt: JSON) -> list[str]:
     """The names a prompt's `{name}` fields ask for (a text, or each chat message's content),
     as `format_necessary` reads them; a field it cannot parse is left to the runner."""
-    texts = [prompt] if isinstance(prompt, str) else []
-    if isinstance(prompt, list):
-        texts = [
-            m["content"]
-            for m in prompt
-            if isinstance(m, dict) and isinstance(m.get("content"), str)
-        ]
     names: list[str] = []
-    for text in texts:
+    for _, text in prompt_texts(prompt):
         try:
             fields = [f[1] for f in string.Formatter().parse(text) if f[1]]
         except ValueError:
