@@ -9,6 +9,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import lint_files, shared_or_skip
 from evallint.formats.oaievals.kinds_classes import MODULES
 from evallint.formats.oaievals.rules_classes import classes
@@ -82,10 +84,10 @@ def test_a_class_evals_3_0_1_lacks_is_a_warning_naming_the_release() -> None:
         for d in found
         if d.rule.startswith("oaieval-class")
     ) == [
-        ("registry/evals/arith.yaml", 2, 10, "oaieval-class-release", "warning"),
-        ("registry/solvers/cot.yaml", 5, 14, "oaieval-class-release", "warning"),
+        ("registry/evals/arith.yaml", 2, 10, "oaieval-class-unconfirmed", "warning"),
+        ("registry/solvers/cot.yaml", 5, 14, "oaieval-class-unconfirmed", "warning"),
     ]
-    messages = sorted(d.message for d in found if d.rule == "oaieval-class-release")
+    messages = sorted(d.message for d in found if d.rule == "oaieval-class-unconfirmed")
     assert "evals 3.0.1 ships no module" in messages[0]
     assert "did you mean 'evals.elsuite.basic.match'?" in messages[0]
     assert messages[1].endswith(
@@ -151,3 +153,27 @@ def test_the_release_list_agrees_with_the_package_where_it_can_be_imported(tmp_p
     # Most of the package imports with numpy alone; the slips always do.
     assert len(told) >= len(texts) // 2, verdicts
     assert set(PLANTED) <= set(told)
+
+
+def test_a_module_that_cannot_be_read_is_never_passed_in_silence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A module that does not parse cannot be imported: an error. One over the size evallint
+    parses is not read: a warning saying so."""
+    import evallint.parse.python
+
+    files = {
+        "myevals/__init__.py": "",
+        "myevals/bad.py": "def (:\n",
+        "myevals/big.py": "class Thing:\n    pass\n" + "x = 1\n" * 50,
+        "registry/evals/a.yaml": _eval("myevals.bad:Thing")
+        + _eval("myevals.big:Thing").replace("arith.dev.v0", "arith.test.v0"),
+    }
+    monkeypatch.setattr(evallint.parse.python, "PARSE_LIMIT", 200)
+    found = [(line, rule, text) for _, line, _, rule, text in _found(files)]
+    assert [f[:2] for f in found] == [(2, "oaieval-class"), (5, "oaieval-class-unconfirmed")]
+    assert found[0][2] == (
+        "'myevals.bad:Thing': myevals/bad.py does not parse (line 1: invalid syntax), so the "
+        "registry cannot import it"
+    )
+    assert "over the 200-byte limit for parsing Python; 'Thing' was not checked" in found[1][2]

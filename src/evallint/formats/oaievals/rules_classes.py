@@ -31,8 +31,9 @@ _ROOTS = ("", "src/")
 
 @record
 class Verdict:
-    """What a `class:` resolves to: an error (the repository's code says no), a warning (the
-    release the list is from says no), or nothing."""
+    """What a `class:` resolves to: an error (the repository's code says no), a warning (it
+    cannot be confirmed: the release the list is from lacks it, or its module is too large to
+    read), or nothing."""
 
     error: str | None = None
     warning: str | None = None
@@ -99,7 +100,9 @@ def _in_repository(written: str, name: str, path: str, ctx: Context) -> Verdict:
         return Verdict(error=f"{written!r}: {path} {found}")
     if found.unread:  # never passed in silence
         return Verdict(warning=f"{written!r}: {path} {found.error}; {name!r} was not checked")
-    if found.error is not None or found.dynamic is not None or name in found.names:
+    if found.error is not None:
+        return Verdict(error=f"{written!r}: {path} {found.error}, so the registry cannot import it")
+    if found.dynamic is not None or name in found.names:
         return Verdict()
     hint = suggest(name, found.names)
     tail = f"; did you mean {hint!r}?" if hint else ""
@@ -163,14 +166,15 @@ def oaieval_class(doc: Document, ctx: Context) -> Iterator[Finding]:
     return _findings(doc, ctx, warning=False)
 
 
-@rule("oaieval-class-release", Severity.WARNING, kinds=KINDS, reads_files=True)
-def oaieval_class_release(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A `class:` of the `evals` package that evals 3.0.1 does not ship.
+@rule("oaieval-class-unconfirmed", Severity.WARNING, kinds=KINDS, reads_files=True)
+def oaieval_class_unconfirmed(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A `class:` evallint cannot confirm: evals 3.0.1 does not ship it, or its module is too large.
 
     Where the repository does not hold the `evals` package, the registry runs with an installed
     one; the modules and classes of evals 3.0.1 (the release on the package index, listed from
     it) are the judge. A registry that goes with a checkout of another release may name what
-    3.0.1 lacks, so this is a warning naming the release, with a did-you-mean.
+    3.0.1 lacks, so this is a warning naming the release, with a did-you-mean. A module of the
+    repository over the size evallint parses is said here too, never passed in silence.
 
     Given (registry/data/arith/samples.jsonl):
         {"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}
