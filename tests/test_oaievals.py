@@ -289,3 +289,26 @@ def test_a_change_to_the_model_graded_spec_an_eval_grades_with_needs_a_new_versi
         if d["rule"] == "oaieval-version-not-bumped"
     ]
     assert (code, found) == (1, expected)
+
+
+def test_a_model_graded_spec_is_looked_up_in_the_registry_and_the_packages() -> None:
+    """`fact` is a spec of the registry evals 3.0.1 ships, which oaieval loads too."""
+    spec = "fruit:\n  prompt: '{completion} {input}'\n  choice_strings: YN\n"
+    spec += "  input_outputs: {input: completion}\n"
+
+    def graded(name: str) -> str:
+        return (
+            "fact.dev.v0:\n  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n"
+            f"  args: {{samples_jsonl: arith/samples.jsonl, modelgraded_spec: {name}, "
+            "eval_type: classify}\n"
+        )
+
+    for name, expected in (("fruit", []), ("fact", []), ("fruits", [(3, 64)])):
+        files = {"registry/evals/f.yaml": graded(name), "registry/modelgraded/f.yaml": spec}
+        found = [
+            (d.span.line, d.span.column, d.message)
+            for d in lint_files({**files, **DATA})
+            if d.rule == "oaieval-unknown-spec"
+        ]
+        assert [f[:2] for f in found] == expected, name
+    assert found[0][2].endswith("did you mean 'fruit'?")

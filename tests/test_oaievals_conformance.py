@@ -269,6 +269,13 @@ RUNS: tuple[tuple[str, str, str, str, list[tuple[str, int, str]]], ...] = (
         [],
     ),
     (
+        "graded-unknown-spec",
+        GRADED_EVAL.replace("modelgraded_spec: mine", "modelgraded_spec: mien"),
+        SPEC,
+        SAMPLE,
+        [("registry/evals/fact.yaml", 5, "oaieval-unknown-spec")],
+    ),
+    (
         "graded-punctuation",
         GRADED_EVAL,
         SPEC.replace("choice_strings: AB", "choice_strings: ['A.', B]"),

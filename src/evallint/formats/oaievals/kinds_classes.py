@@ -339,3 +339,31 @@ evals.utils.test CompletionFn CompletionResult OpenAICreateChatPrompt OpenAICrea
 """
 
 MODULES = {m: frozenset(names) for m, *names in map(str.split, _TABLE.strip().splitlines())}
+
+# The model-graded specs of the registry the package ships: an eval may grade with one
+# its own registry does not define.
+BUILTIN_SPECS = frozenset(
+    {
+        "arithmetic-expression",
+        "battle",
+        "best",
+        "closedqa",
+        "diversity",
+        "fact",
+        "humor",
+        "humor_jp",
+        "humor_likert",
+        "humor_out_message",
+        "iambic_pentameter",
+        "onomatopoeia",
+        "possible",
+        "regression-equation",
+        "research-question-extraction",
+        "rhyming",
+        "security",
+        "seo_keywords",
+        "singlestore",
+        "sql",
+        "translation",
+    }
+)

@@ -261,3 +261,46 @@ def oaieval_samples(doc: Document, ctx: Context) -> Iterator[Finding]:
             f"{path!r} is no file or folder under {data_folder}: the eval fails when it reads "
             "its samples",
         )
+
+
+@rule("oaieval-unknown-spec", Severity.ERROR, kinds=(oaievals.EVALS,), reads_files=True)
+def oaieval_unknown_spec(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An eval's `modelgraded_spec` names no model-graded spec: the eval stops as it starts.
+
+    A model-graded eval looks its spec up by name in the registry, which holds the specs of
+    `registry/modelgraded/` and those of the registry the `evals` package ships (3.0.1: `fact`,
+    `closedqa`, ...); with none of that name it has no prompt and stops. With a did-you-mean.
+
+    Given (registry/data/fact/samples.jsonl):
+        {"input": "Name a fruit."}
+    Given (registry/modelgraded/fruit.yaml):
+        fruit:
+          prompt: "Is {completion} a fruit? {input}"
+          choice_strings: "YN"
+          input_outputs: {input: completion}
+    Bad (registry/evals/fact.yaml):
+        fact.dev.v0:
+          class: evals.elsuite.modelgraded.classify:ModelBasedClassify
+          args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fruits, eval_type: classify}
+    Good (registry/evals/fact.yaml):
+        fact.dev.v0:
+          class: evals.elsuite.modelgraded.classify:ModelBasedClassify
+          args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fruit, eval_type: classify}
+    """
+    if ctx.others is None or oaievals.registry_part(doc.path) != "evals":
+        return
+    from evallint.formats.oaievals.kinds_classes import BUILTIN_SPECS  # a table: when asked
+
+    names = registry_index(ctx, oaievals.registry_root(doc.path), "modelgraded").first
+    for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
+        args = spec.get("args") if isinstance(spec, dict) else None
+        graded = args.get("modelgraded_spec") if isinstance(args, dict) else None
+        if not isinstance(graded, str) or graded in names or graded in BUILTIN_SPECS:
+            continue
+        hint = suggest(graded, [*names, *BUILTIN_SPECS])
+        tail = f"; did you mean {hint!r}?" if hint else ""
+        yield Finding(
+            (name, "args", "modelgraded_spec"),
+            f"{graded!r} is no model-graded spec of this registry nor of evals 3.0.1's: the eval "
+            f"stops as it starts{tail}",
+        )
