@@ -402,12 +402,14 @@ HARNESS = {"tasks/__init__.py": "", "tasks/_index.py": "", "tasks/manager.py": "
 
 
 def test_a_group_naming_what_no_file_defines() -> None:
-    """In the harness's own tree an error; elsewhere the name may be a built-in task: a note."""
+    """In the harness's own tree an error; elsewhere a built-in task of lm-eval 0.4.13 is a
+    note, and a name that is neither is an error, with the built-in name it may mean."""
     files = {
         "tasks/demo/demo.yaml": "task: demo\ndataset_path: d\ntag: [demo_tag]\n",
         "tasks/demo/_g.yaml": "group: g\ntask:\n  - demo\n  - demo_tag\n  - dmeo\n"
         "  - task: other\n  - task: inline\n    dataset_path: d\n",
     }
+    builtins = {"tasks/demo/_b.yaml": "group: b\ntask: [hellaswag, hellaswg, demo]\n"}
     got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files({**files, **HARNESS})]
     assert got == [
         ("tasks/demo/_g.yaml", 5, 5, "lm-eval-unknown-task"),
@@ -415,9 +417,22 @@ def test_a_group_naming_what_no_file_defines() -> None:
     ]
     got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files(files)]
     assert got == [
-        ("tasks/demo/_g.yaml", 5, 5, "lm-eval-task-elsewhere"),
-        ("tasks/demo/_g.yaml", 6, 11, "lm-eval-task-elsewhere"),
+        ("tasks/demo/_g.yaml", 5, 5, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 6, 11, "lm-eval-unknown-task"),
     ]
+    found = lint_files({**files, **builtins})
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in found]
+    assert got == [
+        ("tasks/demo/_b.yaml", 2, 8, "lm-eval-task-elsewhere"),
+        ("tasks/demo/_b.yaml", 2, 19, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 5, 5, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 6, 11, "lm-eval-unknown-task"),
+    ]
+    assert found[0].message == (
+        "'hellaswag' is a built-in task of lm-eval 0.4.13, not defined in this repository: not "
+        "checked here"
+    )
+    assert found[1].message.endswith("did you mean 'hellaswag'?")
 
 
 def test_a_diff_searches_for_readers_only_of_files_a_config_can_read(

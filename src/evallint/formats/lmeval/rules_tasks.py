@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.lmeval import kinds as lmeval
+from evallint.formats.lmeval.kinds_builtin import builtin
 from evallint.formats.lmeval.rules_read import (
     chain,
     defined_elsewhere,
@@ -300,14 +301,27 @@ def _in_harness(doc: Document, ctx: Context) -> bool:
     return any(doc.path.startswith(root) for root in harness_roots(ctx.files))
 
 
+# A did-you-mean looks through some 15,000 built-in names: given for a file's first few only.
+_HINTS = 20
+
+
+def _near(name: str, names: frozenset[str]) -> str | None:
+    """The built-in name `name` most likely meant, among those of about its length and its
+    first letter (a slip keeps both; comparing with all of them costs 50 ms a name)."""
+    first, size = name[:1].lower(), len(name)
+    return suggest(name, (n for n in names if abs(len(n) - size) <= 3 and n[:1].lower() == first))
+
+
 @rule("lm-eval-unknown-task", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A group names a task, group or tag no file of the harness's own tree defines.
+    """A group names a task, group or tag that is defined nowhere.
 
     In the harness's task package (`lm_eval/tasks/`, its built-in tasks), a group's member
     that no file defines is built as an inline task with no dataset, and the group fails to
-    load. A name no other file writes is defined nowhere. Outside the harness's own tree the
-    name may be a built-in task, so there it is `lm-eval-task-elsewhere`, a note.
+    load. A name no other file writes is defined nowhere. Outside the harness's own tree a
+    member may also be one of the harness's built-in tasks (lm-eval 0.4.13's, listed from the
+    release: `lm-eval-task-elsewhere`, a note); one that is neither fails the group ("not a
+    registered task"), unless an `--include_path` outside the repository defines it.
 
     Given (tasks/_index.py):
         INDEX = {}
@@ -325,19 +339,32 @@ def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
         group: demo_all
         task: [demo]
     """
-    for pointer, name in _unknown_members(doc, ctx):
-        if _in_harness(doc, ctx):
+    inside = _in_harness(doc, ctx)
+    for count, (pointer, name) in enumerate(_unknown_members(doc, ctx)):
+        if inside:
             yield Finding(
                 pointer, f"{name!r} is not a task, group or tag any file of the tree defines"
+            )
+            continue
+        release, names = builtin()
+        if name not in names:
+            hint = _near(name, names) if count < _HINTS else None
+            tail = f"; did you mean {hint!r}?" if hint else ""
+            yield Finding(
+                pointer,
+                f"{name!r} is defined nowhere in this repository and is no built-in task, group "
+                f"or tag of lm-eval {release}: the group fails to load unless an --include_path "
+                f"outside the repository defines it{tail}",
             )
 
 
 @rule("lm-eval-task-elsewhere", Severity.NOTE, kinds=lmeval.KINDS, reads_files=True)
 def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
-    """A group names a task, group or tag this repository does not define.
+    """A group names a built-in task of the harness, which this repository does not define.
 
-    The harness looks names up in its own built-in tasks and in every `--include_path`: the
-    name may be one of those, which are not checked. If it is not, the group fails to load.
+    The harness looks names up in its own built-in tasks (lm-eval 0.4.13's are listed from the
+    release) and in every `--include_path`: a built-in task is not checked here, and a harness
+    of another release may lack it. A name that is not built in is `lm-eval-unknown-task`.
 
     Given (tasks/demo/demo.yaml):
         task: demo
@@ -349,11 +376,13 @@ def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
         group: demo_all
         task: [demo]
     """
+    if _in_harness(doc, ctx):
+        return
     for pointer, name in _unknown_members(doc, ctx):
-        if _in_harness(doc, ctx):
-            return
-        yield Finding(
-            pointer,
-            f"{name!r} is defined nowhere in this repository: fine if it is one of the harness's "
-            "built-in tasks or on its --include_path, which are not checked",
-        )
+        release, names = builtin()
+        if name in names:
+            yield Finding(
+                pointer,
+                f"{name!r} is a built-in task of lm-eval {release}, not defined in this "
+                "repository: not checked here",
+            )
