@@ -73,6 +73,18 @@ def samples_of(path: str, spec: JSON) -> tuple[str, str] | None:
     return written, registry_root(path) + "data/" + written.strip("/")
 
 
+def graded_evals(path: str, data: JSON) -> Iterator[tuple[str, dict[str, JSON], str]]:
+    """(name, args, the spec's name) of each model-graded eval of an evals file (one whose
+    `args` name a `modelgraded_spec`)."""
+    if registry_part(path) != "evals" or not isinstance(data, dict):
+        return
+    for name, spec in data.items():
+        args = spec.get("args") if isinstance(spec, dict) else None
+        graded = args.get("modelgraded_spec") if isinstance(args, dict) else None
+        if isinstance(name, str) and isinstance(args, dict) and isinstance(graded, str):
+            yield name, args, graded
+
+
 def reads(path: str, data: JSON) -> Iterator[str]:
     """The samples files an evals file's evals read (`registry/data/<samples_jsonl>`): a change
     to one is checked in the evals that read it (their version)."""

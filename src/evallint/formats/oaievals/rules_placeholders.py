@@ -121,20 +121,12 @@ def oaieval_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     Good (registry/data/fact/samples.jsonl):
         {"input": "Name a fruit.", "question": "Is it a fruit?"}
     """
-    if (
-        ctx.others is None
-        or not isinstance(doc.data, dict)
-        or oaievals.registry_part(doc.path) != "evals"
-    ):
+    if ctx.others is None or not isinstance(doc.data, dict):
         return
     root = oaievals.registry_root(doc.path)
-    for name, spec in doc.data.items():
-        args = spec.get("args") if isinstance(spec, dict) else None
-        graded_name = args.get("modelgraded_spec") if isinstance(args, dict) else None
-        if not isinstance(args, dict) or not isinstance(graded_name, str):
-            continue
+    for name, args, graded_name in oaievals.graded_evals(doc.path, doc.data):
         graded = _spec(ctx, root, graded_name)
-        samples = _samples(ctx, doc.path, spec)
+        samples = _samples(ctx, doc.path, doc.data[name])
         if graded is None or samples is None:
             continue
         extra = args.get("modelgraded_spec_args")
@@ -172,14 +164,10 @@ def oaieval_eval_type(doc: Document, ctx: Context) -> Iterator[Finding]:
           class: evals.elsuite.modelgraded.classify:ModelBasedClassify
           args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fact, eval_type: cot_classify}
     """
-    if ctx.others is None or oaievals.registry_part(doc.path) != "evals":
+    if ctx.others is None:
         return
     root = oaievals.registry_root(doc.path)
-    for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
-        args = spec.get("args") if isinstance(spec, dict) else None
-        graded_name = args.get("modelgraded_spec") if isinstance(args, dict) else None
-        if not isinstance(args, dict) or not isinstance(graded_name, str):
-            continue
+    for name, args, graded_name in oaievals.graded_evals(doc.path, doc.data):
         written = args.get("eval_type")
         if isinstance(written, str) and written not in EVAL_TYPES:
             hint = suggest(written, EVAL_TYPES)

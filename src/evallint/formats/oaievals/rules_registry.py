@@ -287,15 +287,13 @@ def oaieval_unknown_spec(doc: Document, ctx: Context) -> Iterator[Finding]:
           class: evals.elsuite.modelgraded.classify:ModelBasedClassify
           args: {samples_jsonl: fact/samples.jsonl, modelgraded_spec: fruit, eval_type: classify}
     """
-    if ctx.others is None or oaievals.registry_part(doc.path) != "evals":
+    if ctx.others is None:
         return
     from evallint.formats.oaievals.kinds_classes import BUILTIN_SPECS  # a table: when asked
 
     names = registry_index(ctx, oaievals.registry_root(doc.path), "modelgraded").first
-    for name, spec in doc.data.items() if isinstance(doc.data, dict) else ():
-        args = spec.get("args") if isinstance(spec, dict) else None
-        graded = args.get("modelgraded_spec") if isinstance(args, dict) else None
-        if not isinstance(graded, str) or graded in names or graded in BUILTIN_SPECS:
+    for name, _, graded in oaievals.graded_evals(doc.path, doc.data):
+        if graded in names or graded in BUILTIN_SPECS:
             continue
         hint = suggest(graded, [*names, *BUILTIN_SPECS])
         tail = f"; did you mean {hint!r}?" if hint else ""
