@@ -5,13 +5,16 @@ line names the release): a group outside the harness may name one of them."""
 from __future__ import annotations
 
 import functools
-import gzip
-from importlib import resources
 
 
 @functools.cache
 def builtin() -> tuple[str, frozenset[str]]:
     """(the release the names are of, the names); read once, when a rule first asks."""
+    # Imported here: `importlib.resources` brings `inspect` (and `ast`, `dis`) with it on some
+    # Pythons, which a one-file run must not pay for.
+    import gzip
+    from importlib import resources
+
     raw = resources.files(__package__).joinpath("builtin_names.txt.gz").read_bytes()
     header, *names = gzip.decompress(raw).decode("utf-8").splitlines()
     release = header.removeprefix("# lm-eval ").partition(":")[0]
