@@ -70,8 +70,9 @@ _RESERVED: S = {
 }
 
 
-def oaieval_evals() -> S:
-    spec: S = {
+def _class_spec(args: str) -> S:
+    """A spec built from a class and its arguments (`EvalSpec`, `CompletionFnSpec`)."""
+    return {
         "type": "object",
         # `cls` for `class` is one slip, which `oaieval-reserved-key` reports.
         "if": {"required": ["cls"]},
@@ -79,50 +80,36 @@ def oaieval_evals() -> S:
         "properties": {
             **_RESERVED,
             "class": _CLASS,
-            "args": {
-                "type": ["object", "null"],
-                "description": "Keyword arguments of the class (`samples_jsonl`, ...).",
-            },
+            "args": {"type": ["object", "null"], "description": args},
         },
         "additionalProperties": False,
     }
+
+
+def oaieval_evals() -> S:
     return _registry(
         "oaieval-evals",
         "OpenAI evals registry evals",
         "registry/evals/*.yaml: eval names mapped to an alias or a class and its arguments.",
-        spec,
+        _class_spec("Keyword arguments of the class (`samples_jsonl`, ...)."),
     )
 
 
-def _class_spec(name: str, title: str, description: str) -> S:
-    """A completion function or solver (`CompletionFnSpec`): a class and its arguments."""
-    spec: S = {
-        "type": "object",
-        "if": {"required": ["cls"]},
-        "else": {"required": ["class"]},
-        "properties": {
-            **_RESERVED,
-            "class": _CLASS,
-            "args": {"type": ["object", "null"], "description": "Keyword arguments of the class."},
-        },
-        "additionalProperties": False,
-    }
-    return _registry(name, title, description, spec)
-
-
 def oaieval_completion_fns() -> S:
-    return _class_spec(
+    return _registry(
         "oaieval-completion-fns",
         "OpenAI evals completion functions",
         "registry/completion_fns/*.yaml: names mapped to an alias or a class and its arguments.",
+        _class_spec("Keyword arguments of the class."),
     )
 
 
 def oaieval_solvers() -> S:
-    return _class_spec(
+    return _registry(
         "oaieval-solvers",
         "OpenAI evals solvers",
         "registry/solvers/*.yaml: solver names mapped to an alias or a class and its arguments.",
+        _class_spec("Keyword arguments of the class."),
     )
 
 
