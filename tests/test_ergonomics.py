@@ -302,8 +302,8 @@ FIXABLE = {
         "questions:\n  - id: q1\n    input: hi\n    expected_facts: [a]  # note\n",
     ),
     "datasets/d.json": (
-        '{\n  "questions": [{"id": "q1", "input": "hi", "expecteed_facts": ["a"]}]\n}\n',
-        '{\n  "questions": [{"id": "q1", "input": "hi", "expected_facts": ["a"]}]\n}\n',
+        '{\n  "questions": [{"id": "q1", "input": "hello", "expecteed_facts": ["a"]}]\n}\n',
+        '{\n  "questions": [{"id": "q1", "input": "hello", "expected_facts": ["a"]}]\n}\n',
     ),
 }
 CLEAN = "questions:\n  - id: q2\n    input: 'yes'\n    expected_facts: [b]\n"

@@ -424,7 +424,7 @@ def test_pre_existing_problems_are_not_reported(tmp_path: Path) -> None:
         }
     )
     r.git("checkout", "-qb", "feature")
-    r.write({"datasets/new.yaml": DATASET})
+    r.write({"datasets/new.yaml": DATASET.replace("How long", "How fast")})
     assert diff(r) == []
 
 

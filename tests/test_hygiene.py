@@ -185,4 +185,5 @@ def test_the_hygiene_group_selects_its_rules() -> None:
         "expected-in-input",
         "empty-expected",
         "answer-not-a-choice",
+        "shared-item",
     )

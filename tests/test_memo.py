@@ -46,7 +46,7 @@ def _rubric(ident: str, version: str = "1.0.0", judge: str = "j0@1.0.0") -> str:
 
 
 def _dataset(ref: str) -> str:
-    return f'questions:\n  - id: q1\n    input: "Hi?"\n    rubric_ref: {ref}\n'
+    return f'questions:\n  - id: q1\n    input: "Hi {ref}?"\n    rubric_ref: {ref}\n'
 
 
 BASE = {

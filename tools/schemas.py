@@ -69,6 +69,12 @@ def config() -> S:
                 "folders and virtual environments are never walked.",
                 "items": {"type": "string"},
             },
+            "share-items": {
+                "type": "array",
+                "description": "Globs of datasets allowed to share items with other datasets "
+                "(shared-item): a regression suite that repeats questions on purpose.",
+                "items": {"type": "string"},
+            },
             "per-file-ignores": {
                 "type": "object",
                 "description": "Glob of paths to the rule ids not reported in those files.",

@@ -56,6 +56,7 @@ class Config:
     # removed is an error, what came later is not held against older releases.
     agentv_version: str = AGENTV_VERSION
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, rule ids)
+    share_items: tuple[str, ...] = ()  # globs of datasets that may share items (shared-item)
     skip_folders: tuple[str, ...] = SKIP_FOLDERS  # folder names a walk outside git skips
     source: str = ""  # where it was read from, for messages
     # (link, target): folders of the project a symlink inside it shows under another name
@@ -73,6 +74,10 @@ class Config:
 
     def excluded(self, path: str) -> bool:
         return any(_match(g, path) for g in self.exclude)
+
+    def shares(self, path: str) -> bool:
+        """Whether the dataset may share items with other datasets (`share-items`)."""
+        return any(_match(g, path) for g in self.share_items)
 
     def ignored_in(self, path: str) -> frozenset[str]:
         """The rule ids `per-file-ignores` turns off in this file."""

@@ -72,6 +72,9 @@ class Entry:
     doc: Document
     kind: Kind
     rest: Rest | None = None  # a large JSONL file: its document is the first chunk
+    # A dataset's distinct inputs, digested (`kinds/itemized.py`), when the run compares
+    # datasets (`shared-item`): all the project needs of its items, whatever its size.
+    items: bytes | None = None
 
     @property
     def path(self) -> str:
@@ -102,7 +105,14 @@ class Kept(Entry):
     rest = None  # never in chunks: those are kept whole
 
     def __init__(
-        self, path: str, fmt: Format, ok: bool, kind: Kind, mapping: bool, value: JSON
+        self,
+        path: str,
+        fmt: Format,
+        ok: bool,
+        kind: Kind,
+        mapping: bool,
+        value: JSON,
+        items: bytes | None = None,
     ) -> None:
         """`mapping`: the data was a mapping, holding every shared key; `value`: the one
         shared key's value, or a tuple of the values when the kind shares several."""
@@ -113,6 +123,7 @@ class Kept(Entry):
         put(self, "kind", kind)
         put(self, "_mapping", mapping)
         put(self, "_value", value)
+        put(self, "items", items)
 
     @property
     def doc(self) -> Document:
@@ -126,24 +137,28 @@ class Kept(Entry):
         return {shared[0]: value} if len(shared) == 1 else dict(zip(shared, value, strict=True))
 
     def solid(self) -> Entry:
-        return Entry(self.doc, self.kind)
+        return Entry(self.doc, self.kind, items=self.items)
+
+    def with_items(self, items: bytes) -> Kept:
+        return Kept(self.path, self.fmt, self.ok, self.kind, self._mapping, self._value, items)
 
     def packed(self) -> PackedKept:
         """The form that crosses a pipe fastest (`unpack_kept` makes it again)."""
-        return (self.path, self.fmt, self.ok, self.kind.name, self._mapping, self._value)
+        kind = self.kind.name
+        return (self.path, self.fmt, self.ok, kind, self._mapping, self._value, self.items)
 
     def __reduce__(self) -> tuple[Callable[[PackedKept], Kept], tuple[PackedKept]]:
         return (unpack_kept, (self.packed(),))
 
 
-PackedKept = tuple[str, Format, bool, str, bool, JSON]
+PackedKept = tuple[str, Format, bool, str, bool, JSON, bytes | None]
 
 
 def unpack_kept(packed: PackedKept, path: str | None = None) -> Kept:
     """`path`: this process's own copy of the packed path, to keep instead of the one the pipe
     brought (a second copy of every path would be a large run's memory)."""
-    sent, fmt, ok, kind, mapping, value = packed
-    return Kept(path or sent, fmt, ok, BY_NAME[kind], mapping, value)
+    sent, fmt, ok, kind, mapping, value, items = packed
+    return Kept(path or sent, fmt, ok, BY_NAME[kind], mapping, value, items)
 
 
 def shared_only(entry: Entry) -> Entry:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 from evallint.config import Config
 from evallint.digests import text_sha256
 from evallint.engine import suppressions
+from evallint.engine.datasets import RULE, kept_of
 from evallint.engine.repeats import Repeats
 from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
 from evallint.kinds import warns_in
 from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
-from evallint.project import Entry, Project, shared_only
+from evallint.project import Entry, Project
 from evallint.read import chunks, read_entry
 from evallint.records import field, record, replace
 from evallint.rules import ALWAYS_ON, BY_ID
@@ -335,9 +336,8 @@ def read_all(
     paths: Sequence[str], source: Source, run: Run
 ) -> tuple[list[Entry], list[Diagnostic], list[Skipped], list[Waiting]]:
     """Phase one for `paths`: read, parse and classify each file, and run the rules that need
-    no project at once. What is kept is what the project needs of each file (entries, as
-    `shared_only` keeps them) and what phase two needs (`Pending`): memory does not grow with
-    the parsed files."""
+    no project at once. What is kept is what the project needs of each file (`kept_of`) and
+    what phase two needs (`Pending`): memory does not grow with the parsed files."""
     entries, diagnostics, skipped, pending = [], [], [], []
     for path in paths:
         found = read_entry(path, source, run.config)
@@ -351,7 +351,7 @@ def read_all(
             else:
                 diagnostics.append(replace(found, severity=level))
         else:
-            shared = shared_only(found)
+            shared = kept_of(found, source, RULE in run.levels, run.config.max_file_size)
             own, waits = _first(found, shared, run, source)
             diagnostics += own
             entries.append(shared)

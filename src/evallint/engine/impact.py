@@ -10,10 +10,13 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from evallint.config import Config
+from evallint.engine.datasets import compared, entry_digests
 from evallint.engine.summary import Store, read_bytes, shared_pairs, shared_token
 from evallint.io.source import Source
+from evallint.kinds.itemized import tokens
 from evallint.project import Entry, Later, Project
 from evallint.read import read_entry
+from evallint.records import replace
 from evallint.refs import Ref, parse_ref
 from evallint.rules.base import Asks
 
@@ -120,6 +123,32 @@ def sharing(
     for path in sorted(paths - project.entries.keys()):
         found = read_entry(path, source, config)
         if isinstance(found, Entry) and _shares(found, wanted):
+            project.add(found)
+            out.append(found)
+    return out
+
+
+def sharing_items(
+    linted: Sequence[Entry],
+    project: Project,
+    find: Callable[[set[str]], Found],
+    source: Source,
+    config: Config,
+) -> list[Entry]:
+    """The datasets outside the run that ask an input a dataset of the run asks, found by the
+    tokens their summaries keep for their inputs' digests (`kinds/itemized.py`); read, their
+    digests worked out, and added to the project (`shared-item` compares them)."""
+    wanted = {t for e in linted if e.items for t in tokens(e.items)}
+    if not wanted:
+        return []
+    definers, texts = find(wanted)
+    paths = {p for p, text in texts if not wanted.isdisjoint(text.split(" "))}
+    paths |= {d.path for d in definers if not wanted.isdisjoint(d.mentions.split(" "))}
+    out = []
+    for path in sorted(paths - project.entries.keys()):
+        found = read_entry(path, source, config)
+        if isinstance(found, Entry) and compared(found):
+            found = replace(found, items=entry_digests(found, source, config.max_file_size))
             project.add(found)
             out.append(found)
     return out

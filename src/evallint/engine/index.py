@@ -70,7 +70,7 @@ def build(
     `files`: the tree as a set, when the caller has one; `asks`: what the active rules say a
     definer asks of the files that refer to it (`Rule.asks`)."""
     defined = impact.defined_ids([*linted, *also])
-    if linted and not (defined or also or gone) and not any(_reaches(e.kind) for e in linted):
+    if linted and not (defined or also or gone) and not any(_reaches(e) for e in linted):
         # Nothing of the rest of the tree can matter to the run's files, nor they to it: no
         # summary is made (a run over promptfoo configs named in a large tree reads no other).
         # A run of no files still summarizes the tree: that warms the cache and the memo.
@@ -84,10 +84,12 @@ def build(
     return _from_summaries(run, tree, jobs, changed)
 
 
-def _reaches(kind: Kind) -> bool:
-    """Whether a file of the kind ties itself to other files through the project: it defines
-    ids, refers to them, mentions them, or shares keys that rules compare across files."""
-    return bool(kind.namespace or kind.references or kind.mentions or kind.shared)
+def _reaches(entry: Entry) -> bool:
+    """Whether a file ties itself to other files through the project: its kind defines ids,
+    refers to them, mentions them, or shares keys that rules compare across files; or it is a
+    dataset whose items the run compares with other datasets' (its digests are kept)."""
+    kind = entry.kind
+    return bool(kind.namespace or kind.references or kind.mentions or kind.shared or entry.items)
 
 
 @record
@@ -274,6 +276,7 @@ def _indexed(
     if find is not None:  # a partial run: files outside it
         deeper, named_deeper = impact.through_composites(touched, project, find, reader, run.asks)
         sharing = impact.sharing(run.linted, project, find, *reader)
+        sharing += impact.sharing_items(run.linted, project, find, *reader)
     naming = impact.naming(run.gone, others, *reader, run.store)
     affected = touched + deeper + referrers + named_deeper + sharing
     return Indexed(project, tuple(affected), tuple(naming))

@@ -181,7 +181,7 @@ def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
 Packed = Entry | PackedKept
 # A file crossing between processes (`_sent`): a file of the run by its place in the run's
 # paths, a `Kept` packed, an entry whole.
-PlacedKept = tuple[int, Format, bool, str, bool, JSON]
+PlacedKept = tuple[int, Format, bool, str, bool, JSON, bytes | None]
 Sent = Entry | PackedKept | PlacedKept | tuple[int, Entry]
 
 

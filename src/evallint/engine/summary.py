@@ -11,12 +11,14 @@ from functools import partial
 from typing import Protocol
 
 from evallint.config import Config
+from evallint.engine.datasets import compared, entry_digests
 from evallint.engine.parallel import count_for, split_map
 from evallint.io.cache import is_place, text_at
 from evallint.io.memo import Row, TreeMemo
 from evallint.io.source import Source, read_capped
-from evallint.kinds import BY_NAME, KINDS, Kind, kind_named, path_kind
+from evallint.kinds import BY_NAME, DATASETS, KINDS, Kind, kind_named, path_kind
 from evallint.kinds.base import Digest
+from evallint.kinds.itemized import tokens
 from evallint.model import JSON
 from evallint.parse import Document, format_of
 from evallint.project import Entry, Later
@@ -232,6 +234,10 @@ def summarize(path: str, raw: bytes, source: Source, config: Config) -> Summary:
             found = found if found is not None else read_entry(path, source, config, raw)
             values = {v for _, v in shared_pairs(found)} if isinstance(found, Entry) else set()
         texts |= {shared_token(v) for v in values}
+    if may_hold_items(path, text):
+        found = found if found is not None else read_entry(path, source, config, raw)
+        if isinstance(found, Entry) and compared(found):
+            texts.update(tokens(entry_digests(found, source, config.max_file_size)))
     mentions = " ".join(sorted(texts))
     if not (definer_by_path(path, config) or may_define(text)):
         return Summary(mentions)
@@ -344,6 +350,20 @@ def may_define(raw: bytes) -> bool:
             if needle not in raw:
                 break
         else:
+            return True
+    return False
+
+
+# Per dataset kind, its formats and the bytes every file of it that has an item holds.
+_ITEM_NEEDLES = tuple((k.formats, k.item_needles) for k in DATASETS)
+
+
+def may_hold_items(path: str, raw: bytes) -> bool:
+    """Whether the file may be a dataset with items (`Kind.item_needles`): only then is it
+    parsed for its items' digests."""
+    fmt = format_of(path)
+    for formats, needles in _ITEM_NEEDLES:
+        if fmt in formats and all(needle in raw for needle in needles):
             return True
     return False
 

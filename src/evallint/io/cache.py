@@ -47,7 +47,7 @@ FOLDER = CACHE_FOLDER
 # `NEAR_CHANGES` eval files differ between the two commits: a run summarizes those itself.
 NEAR_TRIES = 2
 NEAR_CHANGES = 100
-FORMAT = 8  # what a summary holds; a cache of another format is never read
+FORMAT = 9  # what a summary holds; a cache of another format is never read
 
 
 def blob_id(raw: bytes) -> str:

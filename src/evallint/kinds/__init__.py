@@ -66,6 +66,7 @@ READING = tuple(k for k in KINDS if k.reads)  # files that load other files' con
 PATTERNED = tuple(k for k in KINDS if k.patterns)  # regular expressions a runner compiles
 CASED = tuple(k for k in KINDS if k.case_ids)  # cases (tests) with ids
 ITEMIZED = tuple(k for k in KINDS if k.item_view)  # datasets whose items the hygiene rules read
+DATASETS = tuple(k for k in ITEMIZED if not k.results)  # whose items no other dataset may hold
 NAMESPACED = tuple(k for k in KINDS if k.namespace)  # what references name: rubric/{id}
 # Hidden folders formats keep eval files in; the releases `--eee-version` may force.
 EVAL_FOLDERS = frozenset(f for k in KINDS for f in k.folders)

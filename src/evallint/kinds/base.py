@@ -227,6 +227,12 @@ class Kind:
     disowns: Callable[[str, JSON], str | None] | None = None
     # The items of a dataset (questions, cases, samples), for the hygiene rules.
     item_view: Callable[[JSON], Iterator[Item]] | None = None
+    # Its files record a run's results, not a dataset: each run's records repeat the items of
+    # the benchmark, so no two files' items are held against each other (`shared-item`).
+    results: bool = False
+    # Bytes every file of this kind that has an item holds (its item's keys, its items' key):
+    # a partial run parses the tree's files that hold them for their items' digests.
+    item_needles: tuple[bytes, ...] = ()
     # The regular expressions a file holds, for `invalid-regex`.
     patterns: Callable[[JSON], Iterator[Pattern]] | None = None
     # The `type:` values its graders take, offered by the editor's completion.

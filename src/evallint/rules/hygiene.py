@@ -7,31 +7,24 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evallint.kinds import ITEMIZED, Kind
+from evallint.kinds import DATASETS, ITEMIZED, Kind
 from evallint.kinds.base import Item, grading
-from evallint.model import JSON, Finding, Severity
+from evallint.kinds.itemized import digested, normalized, split
+from evallint.kinds.itemized import items as _doc_items
+from evallint.kinds.itemized import keys as _keys
+from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 
 if TYPE_CHECKING:
+    from evallint.config import Config
     from evallint.parse import Document
+    from evallint.project import Project
     from evallint.rules.api import Context
-
-_TRAILING = ".?!;:,\u2026\u3002\uff1f\uff01"  # and the ellipsis, CJK stop, full-width ? and !
-
-
-def normalized(text: str) -> str:
-    """Whitespace collapsed, case folded, trailing punctuation dropped: how two inputs are told
-    to be the same question."""
-    return " ".join(text.split()).casefold().rstrip(_TRAILING).rstrip()
 
 
 def _items(doc: Document, ctx: Context) -> tuple[Item, ...]:
-    """The document's items, worked out once for the four rules."""
-    return doc.facts.get(_view, doc.data, ctx.kind, key=ctx.kind.name)
-
-
-def _view(data: JSON, kind: Kind) -> tuple[Item, ...]:
-    return tuple(kind.item_view(data)) if kind.item_view is not None else ()
+    """The document's items, worked out once for the rules."""
+    return _doc_items(doc, ctx.kind)
 
 
 def _expects(item: Item) -> frozenset[str] | None:
@@ -46,16 +39,10 @@ def _repeats(doc: Document, ctx: Context) -> tuple[tuple[Item, Item], ...]:
     return doc.facts.get(_pairs, doc, ctx.kind, key=ctx.kind.name)
 
 
-def _keys(doc: Document, kind: Kind) -> list[str]:
-    """Each item's normalized input, in item order."""
-    return [normalized(item.input) for item in doc.facts.get(_view, doc.data, kind, key=kind.name)]
-
-
 def _pairs(doc: Document, kind: Kind) -> tuple[tuple[Item, Item], ...]:
     first: dict[str, Item] = {}
     met: dict[str, list[Item]] = {}  # only inputs asked again get a list
-    items = doc.facts.get(_view, doc.data, kind, key=kind.name)
-    for item, key in zip(items, doc.facts.get(_keys, doc, kind, key=kind.name), strict=True):
+    for item, key in zip(_doc_items(doc, kind), _keys(doc, kind), strict=True):
         if key:
             seen = first.setdefault(key, item)
             if seen is not item:
@@ -111,10 +98,7 @@ def _carry(doc: Document, ctx: Context) -> list[tuple[Item, _Earlier, bool]]:
     fresh: dict[int, _Earlier] = {}
     met: set[int] = set()  # a later item of this chunk is compared with its first (`_repeats`)
     lines = _record_lines(doc)
-    items = doc.facts.get(_view, doc.data, ctx.kind, key=ctx.kind.name)
-    for item, key in zip(
-        items, doc.facts.get(_keys, doc, ctx.kind, key=ctx.kind.name), strict=True
-    ):
+    for item, key in zip(_doc_items(doc, ctx.kind), _keys(doc, ctx.kind), strict=True):
         digest = hash(key)  # one number an input: a streamed file's memory stays flat
         if not key or digest in met:
             continue
@@ -330,3 +314,61 @@ def answer_not_a_choice(doc: Document, ctx: Context) -> Iterator[Finding]:
                 continue  # most answers are a choice as written: nothing is normalized
             if normalized(text) not in {normalized(c) for c in choices if isinstance(c, str)}:
                 yield Finding(at, f"{text!r} is none of the {len(choices)} choices offered")
+
+
+def _firsts(project: Project, config: Config) -> dict[bytes, str]:
+    """Each input's digest -> the first dataset (in path order) that asks it, of the datasets
+    the run keeps digests of and the configuration does not let share items."""
+    out: dict[bytes, str] = {}
+    for path in sorted(project.entries):
+        joined = getattr(project.entries[path], "items", None)  # a definer known by summary: none
+        if joined and not config.shares(path):
+            for key in split(joined):
+                out.setdefault(key, path)
+    return out
+
+
+@rule(
+    "shared-item",
+    Severity.NOTE,
+    kinds=DATASETS,
+    group="hygiene",
+    cross_file=True,
+    reads_project=True,
+    precision="medium",
+)
+def shared_item(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """An item of this dataset asks the same input as an item of another dataset.
+
+    Where one of the two is shown to the model (few-shot examples, a split a prompt was tuned
+    on), the other scores it on an answer it was given. Inputs are compared as
+    `duplicate-input` compares them, across every dataset of the project but result records.
+    Reported on the item of the dataset later in path order, naming the earlier one. A note:
+    two test suites of one project often ask one input on purpose (the same question under
+    other graders); a project that keeps splits in git raises it (`[rules] shared-item =
+    "error"`), and lists the datasets that may share items in the `share-items` setting.
+
+    Given (datasets/dev.yaml):
+        questions:
+          - {id: window, input: "Can I return it?"}
+    Bad (datasets/test.yaml):
+        questions:
+          - {id: window, input: "Can I return it?"}
+    Good (datasets/test.yaml):
+        questions:
+          - {id: late, input: "Can I return it after two months?"}
+    """
+    if ctx.config.shares(doc.path):
+        return
+    firsts = ctx.project.facts.get(_firsts, ctx.project, ctx.config)
+    if not firsts:
+        return
+    keys = _keys(doc, ctx.kind)
+    for item, key, found in zip(_doc_items(doc, ctx.kind), keys, digested(keys), strict=True):
+        first = firsts.get(found) if key else None
+        if first is not None and first < doc.path:
+            yield Finding(
+                item.input_at,
+                f"also an item of {first}: if that dataset is shown to the model (few-shot "
+                "examples, a split a prompt was tuned on), this item's answer is known to it",
+            )

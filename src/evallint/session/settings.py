@@ -163,6 +163,7 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         eee_version=table.get("eee-version"),
         agentv_version=table.get("agentv-version", AGENTV_VERSION),
         skip_folders=tuple(table.get("skip-folders", SKIP_FOLDERS)),
+        share_items=tuple(table.get("share-items", ())),
         per_file_ignores=tuple(
             (glob, frozenset(expand_rules(ids)))
             for glob, ids in table.get("per-file-ignores", {}).items()

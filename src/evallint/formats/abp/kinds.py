@@ -96,6 +96,7 @@ EVALS = Kind(
     by_content=_evals_shape,
     case_ids=evals_ids,
     item_view=cases,
+    item_needles=(b"prompt",),
     file_refs=evals_files,
     claim=named("evals.json"),
     markers=(("evals", "skill_name"), ("evals", "skill_file")),

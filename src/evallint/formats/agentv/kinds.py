@@ -411,6 +411,7 @@ def _kind(
         case_ids=None if name == "agentv-next" else case_ids,
         patterns=patterns,
         item_view=cases,
+        item_needles=(b"input",),
         grader_types=_TYPES_OF[name],
         disowns=disowns,
         file_refs=_REFS.get(name, file_refs),

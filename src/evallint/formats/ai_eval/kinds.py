@@ -189,6 +189,7 @@ DATASET = Kind(
     markers=(("questions",),),
     editor_globs=("**/datasets/**/*.yaml", "**/datasets/**/*.yml", "**/datasets/**/*.json"),
     item_view=questions,
+    item_needles=(b"questions", b"input"),
     fallback=True,  # a `questions` list is common: any other kind claims first
 )
 

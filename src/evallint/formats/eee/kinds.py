@@ -201,6 +201,7 @@ INSTANCE = Kind(
     forced_schema=lambda v: f"eee/instance_{v}" if v in INSTANCE_VERSIONS else None,
     claim=_instance_layout,
     item_view=samples,
+    results=True,
     markers=(("evaluation_id", "sample_id", "interaction_type"),),
     companion=beside,
 )

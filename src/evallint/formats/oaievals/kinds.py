@@ -210,6 +210,7 @@ SAMPLES = Kind(
     weighs=_samples_weigh,
     per_record=True,
     item_view=samples,
+    item_needles=(b"input",),
 )
 
 KINDS = (EVALS, EVAL_SETS, MODELGRADED, COMPLETION_FNS, SOLVERS, SAMPLES)

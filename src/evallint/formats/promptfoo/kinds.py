@@ -394,6 +394,7 @@ CONFIG = Kind(
     own_keys=True,
     grader_types=frozenset(ASSERTION_TYPES),
     item_view=tests,
+    item_needles=(b"tests", b"vars"),
     editor_globs=("**/*promptfoo*.yaml", "**/*promptfoo*.yml", "**/promptfooconfig*.json"),
 )
 
