@@ -4,7 +4,7 @@ input with two exact answers, an expectation the input states, an empty expectat
 from __future__ import annotations
 
 from conftest import lint_files
-from evallint.rules.hygiene import normalized
+from evallint.kinds.itemized import normalized
 from evallint.session.settings import expand_rules
 
 DATASET = """\
