@@ -54,13 +54,21 @@ def digested(keys: Iterable[str]) -> list[bytes]:
     return [blake2b(k.encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest() for k in keys]
 
 
+def each_digest(doc: Document, kind: Kind) -> list[bytes]:
+    """Each item's input digest, in item order (b"" for an empty input)."""
+    return doc.facts.get(_each, doc, kind, key=kind.name)
+
+
+def _each(doc: Document, kind: Kind) -> list[bytes]:
+    found = keys(doc, kind)
+    distinct = [k for k in dict.fromkeys(found) if k]  # an input asked again is hashed once
+    made = dict(zip(distinct, digested(distinct), strict=True))
+    return [made.get(k, b"") for k in found]
+
+
 def digests(doc: Document, kind: Kind) -> bytes:
     """The digests of the document's distinct inputs, in the order first asked, joined."""
-    return doc.facts.get(_digests, doc, kind, key=kind.name)
-
-
-def _digests(doc: Document, kind: Kind) -> bytes:
-    return b"".join(digested(dict.fromkeys(k for k in keys(doc, kind) if k)))
+    return b"".join(dict.fromkeys(d for d in each_digest(doc, kind) if d))
 
 
 def split(joined: bytes) -> list[bytes]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from evallint.kinds import DATASETS, ITEMIZED, Kind
 from evallint.kinds.base import Item, grading
-from evallint.kinds.itemized import digested, normalized, split
+from evallint.kinds.itemized import each_digest, normalized, split
 from evallint.kinds.itemized import items as _doc_items
 from evallint.kinds.itemized import keys as _keys
 from evallint.model import Finding, Severity
@@ -363,9 +363,8 @@ def shared_item(doc: Document, ctx: Context) -> Iterator[Finding]:
     firsts = ctx.project.facts.get(_firsts, ctx.project, ctx.config)
     if not firsts:
         return
-    keys = _keys(doc, ctx.kind)
-    for item, key, found in zip(_doc_items(doc, ctx.kind), keys, digested(keys), strict=True):
-        first = firsts.get(found) if key else None
+    for item, found in zip(_doc_items(doc, ctx.kind), each_digest(doc, ctx.kind), strict=True):
+        first = firsts.get(found) if found else None
         if first is not None and first < doc.path:
             yield Finding(
                 item.input_at,
