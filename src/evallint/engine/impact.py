@@ -6,7 +6,7 @@ that refer to it is the rules' to say (`Rule.asks`); which kinds compose, the ki
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from evallint.config import Config
@@ -112,17 +112,10 @@ def sharing(
         pairs = shared_pairs(entry)
         if pairs:
             wanted.setdefault(entry.kind.name, set()).update(pairs)
-    if not wanted:
-        return []
-    tokens = {shared_token(v) for pairs in wanted.values() for _, v in pairs}
-    definers, texts = find(tokens)
-    # Exact, though `find` may give more (a search for many names gives every text).
-    paths = {p for p, text in texts if not tokens.isdisjoint(text.split(" "))}
-    paths |= {d.path for d in definers if not tokens.isdisjoint(d.mentions.split(" "))}
+    held = {shared_token(v) for pairs in wanted.values() for _, v in pairs}
     out = []
-    for path in sorted(paths - project.entries.keys()):
-        found = read_entry(path, source, config)
-        if isinstance(found, Entry) and _shares(found, wanted):
+    for found in _holding(held, project, find, source, config):
+        if _shares(found, wanted):
             project.add(found)
             out.append(found)
     return out
@@ -138,20 +131,34 @@ def sharing_items(
     """The datasets outside the run that ask an input a dataset of the run asks, found by the
     tokens their summaries keep for their inputs' digests (`kinds/itemized.py`); read, their
     digests worked out, and added to the project (`shared-item` compares them)."""
-    wanted = {t for e in linted if e.items for t in tokens(e.items)}
-    if not wanted:
-        return []
-    definers, texts = find(wanted)
-    paths = {p for p, text in texts if not wanted.isdisjoint(text.split(" "))}
-    paths |= {d.path for d in definers if not wanted.isdisjoint(d.mentions.split(" "))}
+    held = {t for e in linted if e.items for t in tokens(e.items)}
     out = []
-    for path in sorted(paths - project.entries.keys()):
-        found = read_entry(path, source, config)
-        if isinstance(found, Entry) and compared(found):
+    for found in _holding(held, project, find, source, config):
+        if compared(found):
             found = replace(found, items=entry_digests(found, source, config.max_file_size))
             project.add(found)
             out.append(found)
     return out
+
+
+def _holding(
+    held: set[str],
+    project: Project,
+    find: Callable[[set[str]], Found],
+    source: Source,
+    config: Config,
+) -> Iterator[Entry]:
+    """The files outside the project whose summaries hold any of the tokens `held`, read."""
+    if not held:
+        return
+    definers, texts = find(held)
+    # Exact, though `find` may give more (a search for many names gives every text).
+    paths = {p for p, text in texts if not held.isdisjoint(text.split(" "))}
+    paths |= {d.path for d in definers if not held.isdisjoint(d.mentions.split(" "))}
+    for path in sorted(paths - project.entries.keys()):
+        found = read_entry(path, source, config)
+        if isinstance(found, Entry):
+            yield found
 
 
 def _shares(entry: Entry, wanted: dict[str, set[tuple[str, str]]]) -> bool:
