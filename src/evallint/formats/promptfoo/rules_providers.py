@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.promptfoo import kinds as promptfoo
+from evallint.formats.promptfoo.kinds_http import CONFIG_KEYS as HTTP_KEYS
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -217,3 +218,60 @@ def promptfoo_provider(doc: Document, ctx: Context) -> Iterator[Finding]:
         said = problem(written, options)
         if said is not None:
             yield Finding(at, said, on_key=on_key)
+
+
+def _http(written: str) -> bool:
+    """Whether promptfoo builds its HTTP provider for this id."""
+    return written.startswith(("http:", "https:")) or written in ("http", "https")
+
+
+def _config_at(at: Pointer, on_key: bool) -> Pointer:
+    """Where a provider's `config` is, from where its id is (`providers`)."""
+    return (*at, "config") if on_key else (*at[:-1], "config")
+
+
+def _dropped(key: str) -> str:
+    hint = "transformResponse" if key == "transform" else suggest(key, sorted(HTTP_KEYS))
+    if key == "transform":
+        tail = "; did you mean 'transformResponse' (or `transform` beside `config`)?"
+    else:
+        tail = f"; did you mean {hint!r}?" if hint else ""
+    return (
+        f"promptfoo's HTTP provider drops {key!r} from its config without a word, so it has "
+        f"no effect{tail}"
+    )
+
+
+@rule("promptfoo-http-config-key", Severity.WARNING, kinds=KINDS, precision="high")
+def promptfoo_http_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A key of an HTTP provider's `config` that promptfoo drops.
+
+    promptfoo 0.123's HTTP provider (an id `http:`, `https:`, `http` or `https`) parses its
+    `config` with a schema that strips every key it does not name, without a warning: a
+    misspelt key has no effect. A `transform` there (promptfoo's `transformResponse` was
+    meant, or the provider's own `transform`, beside `config`) leaves the response as the
+    service sends it, so the tests grade raw JSON.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: https://example.com/chat
+            config: {body: {q: "{{prompt}}"}, transform: json.answer}
+        tests:
+          - vars: {question: Hi}
+    Good (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: https://example.com/chat
+            config: {body: {q: "{{prompt}}"}, transformResponse: json.answer}
+        tests:
+          - vars: {question: Hi}
+    """
+    for at, written, options, on_key in providers(doc.data):
+        config = options.get("config")
+        if not _http(written) or not isinstance(config, dict):
+            continue
+        where = _config_at(at, on_key)
+        for key in config:
+            if isinstance(key, str) and key not in HTTP_KEYS:
+                yield Finding((*where, key), _dropped(key), on_key=True)
