@@ -33,3 +33,8 @@ class Facts:
             found[at] = compute(*args)
         # Sound: only `compute` writes under a key that starts with `compute`.
         return cast(_T, found[at])
+
+    def drop(self, compute: Callable[..., object], key: Hashable = None) -> None:
+        """Forget a fact (worked out again if asked): what is large and no longer needed."""
+        if self._found is not None:
+            self._found.pop((compute, key), None)

@@ -4,10 +4,12 @@ digests of its inputs (`kinds/itemized.py`), read from every chunk of a streamed
 from __future__ import annotations
 
 from evallint.io.source import Source
-from evallint.kinds.itemized import digests, split
+from evallint.kinds.itemized import digests, release, split
 from evallint.project import Entry, Kept, shared_only
 from evallint.read import chunks
 from evallint.records import replace
+
+__all__ = ["RULE", "compared", "entry_digests", "kept_of", "release"]
 
 RULE = "shared-item"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from evallint.config import Config
 from evallint.digests import text_sha256
 from evallint.engine import suppressions
-from evallint.engine.datasets import RULE, kept_of
+from evallint.engine.datasets import RULE, kept_of, release
 from evallint.engine.repeats import Repeats
 from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
@@ -353,6 +353,7 @@ def read_all(
         else:
             shared = kept_of(found, source, RULE in run.levels, run.config.max_file_size)
             own, waits = _first(found, shared, run, source)
+            release(found.doc, found.kind)  # phase two needs no dataset's items, only digests
             diagnostics += own
             entries.append(shared)
             if waits is not None:
@@ -396,9 +397,8 @@ def _first(
 def _reader(slim: Document, source: Source, config: Config) -> Callable[[], Document]:
     """The whole document of a slim one, read again (holding the parsed one would keep it)."""
 
-    def read() -> Document:
+    def read() -> Document:  # changed since phase one (it no longer parses): the file's start
         found = read_entry(slim.path, source, config)
-        # Changed since phase one (no longer parses): positions fall back to the file's start.
         return found.doc if isinstance(found, Entry) and found.doc.ok else slim
 
     return read

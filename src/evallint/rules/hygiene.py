@@ -363,11 +363,13 @@ def shared_item(doc: Document, ctx: Context) -> Iterator[Finding]:
     firsts = ctx.project.facts.get(_firsts, ctx.project, ctx.config)
     if not firsts:
         return
-    for item, found in zip(_doc_items(doc, ctx.kind), each_digest(doc, ctx.kind), strict=True):
+    # The digests were worked out in phase one; the items are made again only where one of
+    # them is another dataset's (a dataset waiting for the project holds no items).
+    for i, found in enumerate(each_digest(doc, ctx.kind)):
         first = firsts.get(found) if found else None
         if first is not None and first < doc.path:
             yield Finding(
-                item.input_at,
+                _doc_items(doc, ctx.kind)[i].input_at,
                 f"also an item of {first}: if that dataset is shown to the model (few-shot "
                 "examples, a split a prompt was tuned on), this item's answer is known to it",
             )
