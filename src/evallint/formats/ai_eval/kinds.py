@@ -103,29 +103,34 @@ def rubric_patterns(data: JSON) -> Iterator[Pattern]:
 
 def questions(data: JSON) -> Iterator[Item]:
     """Each question: its `input`, and its `expected_facts` (facts an answer must state, looked
-    for by the rubric's checks, so never compared whole)."""
+    for by the rubric's checks, so never compared whole). A hot path (every question of every
+    dataset a run checks): plain loops, no generator per question."""
     for i, question in items(data, "questions"):
         text = question.get("input")
         if not isinstance(text, str):
             continue
-        at = ("questions", i)
         facts = question.get("expected_facts")
-        listed = (
-            [(j, f) for j, f in enumerate(facts) if isinstance(f, str)]
-            if isinstance(facts, list)
-            else []
-        )
+        expected: tuple[str, ...] | None = None
+        expected_at: tuple[Pointer, ...] = ()
+        if isinstance(facts, list) and facts:
+            listed = [j for j, f in enumerate(facts) if isinstance(f, str)]
+            if listed:
+                expected = tuple([facts[j] for j in listed])
+                expected_at = tuple([("questions", i, "expected_facts", j) for j in listed])
         ident = question.get("id")
         yield Item(
-            at=at,
+            at=("questions", i),
             input=text,
-            input_at=(*at, "input"),
+            input_at=("questions", i, "input"),
             ident=ident if isinstance(ident, str) else None,
-            expected=tuple(f for _, f in listed) if listed else None,
-            expected_at=tuple((*at, "expected_facts", j) for j, _ in listed),
+            expected=expected,
+            expected_at=expected_at,
             whole=question,
-            own=("id", "input"),
+            own=_OWN,
         )
+
+
+_OWN = ("id", "input")
 
 
 # The question fields a rubric's checks may read (the digest's other key is "composite").
