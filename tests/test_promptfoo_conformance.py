@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -357,30 +358,37 @@ process.stdin.on('end', () => {
 """
 
 
-def test_csv_test_files_are_read_as_promptfoos_reader_reads_them(tmp_path: Path) -> None:
-    import random
+def node_oracle(script: str, given: object, tmp: Path) -> Any:
+    """What a Node script prints (JSON) given `given` (JSON) on its input and the promptfoo
+    package's folder as its argument, run by the Node promptfoo came with."""
     import shutil
-
-    from evallint.parse.csvload import load_csv
 
     cli = _promptfoo()
     node = cli.parent / "node" if (cli.parent / "node").is_file() else shutil.which("node")
     if node is None:
-        pytest.skip("no Node to run promptfoo's CSV reader with")
-    pieces = ["a", "b", ",", '"', "\n", "\r", "\r\n", " ", 'x"y', '""', ',"', '"\n']
-    rng = random.Random(7)
-    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(5000)]
-    script = tmp_path / "oracle.mjs"
-    script.write_text(CSV_ORACLE, encoding="utf-8")
+        pytest.skip("no Node to run promptfoo with")
+    path = tmp / "oracle.mjs"
+    path.write_text(script, encoding="utf-8")
     done = subprocess.run(
-        [str(node), str(script), str(cli.parent.parent / "promptfoo")],
-        input=json.dumps(texts),
+        [str(node), str(path), str(cli.parent.parent / "promptfoo")],
+        input=json.dumps(given),
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
     )
-    verdicts = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def test_csv_test_files_are_read_as_promptfoos_reader_reads_them(tmp_path: Path) -> None:
+    import random
+
+    from evallint.parse.csvload import load_csv
+
+    pieces = ["a", "b", ",", '"', "\n", "\r", "\r\n", " ", 'x"y', '""', ',"', '"\n']
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(5000)]
+    verdicts = node_oracle(CSV_ORACLE, texts, tmp_path)
     assert sum("error" in v for v in verdicts) > 1000  # both outcomes are well exercised
     for text, verdict in zip(texts, verdicts, strict=True):
         ours = load_csv(text)

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
-
-import pytest
 
 from conftest import found
 from evallint.formats.promptfoo.kinds_http import CONFIG_KEYS
-from test_promptfoo_conformance import _promptfoo
+from test_promptfoo_conformance import node_oracle
 
 CONFIG = """\
 prompts: ["{{question}}"]
@@ -75,21 +71,7 @@ PLANTED: list[dict[str, object]] = [
 
 
 def test_the_keys_it_drops_are_those_promptfoo_strips(tmp_path: Path) -> None:
-    cli = _promptfoo()
-    node = cli.parent / "node" if (cli.parent / "node").is_file() else shutil.which("node")
-    if node is None:
-        pytest.skip("no Node to run promptfoo with")
-    script = tmp_path / "oracle.mjs"
-    script.write_text(ORACLE, encoding="utf-8")
-    done = subprocess.run(
-        [str(node), str(script), str(cli.parent.parent / "promptfoo")],
-        input=json.dumps(PLANTED),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    verdicts = json.loads(done.stdout)
+    verdicts = node_oracle(ORACLE, PLANTED, tmp_path)
     for config, kept in zip(PLANTED, verdicts, strict=True):
         assert isinstance(kept, list), (config, kept)  # built: the config is one it accepts
         text = "providers:\n  - id: https://example.com/api\n    config: " + json.dumps(config)
