@@ -48,7 +48,7 @@ def release(doc: Document, kind: Kind) -> None:
     doc.facts.drop(_keys, kind.name)
 
 
-DIGEST = 8  # bytes: one chance in 2**32 that two of 65,536 distinct inputs collide
+DIGEST = 8  # bytes: about one chance in 2**33 that two of 65,536 distinct inputs collide
 
 
 def digested(keys: Iterable[str]) -> list[bytes]:
