@@ -314,3 +314,32 @@ def test_a_json_key_repeated_with_the_same_value_is_a_warning() -> None:
     config = Config(severities={"duplicate-key": "error"})
     strict = [d.severity.label for d in lint_files(files, config) if d.rule == "duplicate-key"]
     assert strict == ["error", "error"]
+
+
+def test_a_tagged_value_is_placed_where_written_without_a_second_parse() -> None:
+    """A finding on a `!function` value is placed from the span its loader saw, with no source
+    map (thousands of harness files have one such finding each); where an alias or a merge key
+    repeats the value, the source map places it, at the repeat."""
+    from evallint.parse import _source_map
+
+    text = (
+        "task: demo\n"
+        "process_docs: !function utils.process_docs\n"
+        "metric_list:\n"
+        "  - metric: acc\n"
+        "    aggregation: &agg !function utils.agg\n"
+        "  - metric: f1\n"
+        "    aggregation: *agg\n"
+        "\u2028\n"
+        "last: !function utils.last\n"
+    )
+    doc = parse("tasks/demo.yaml", text.encode(), "yaml")
+    full = load_yaml(text, record=True).smap
+    assert full is not None
+    for pointer in [("process_docs",), ("metric_list", 0, "aggregation"), ("last",)]:
+        assert doc.locate(pointer) == full.locate(pointer)
+    assert doc.locate(("last",)) == Span(10, 7, 10, 27)  # the U+2028 is a YAML line break
+    assert doc.line_text(2) == "process_docs: !function utils.process_docs"
+    assert doc._facts is not None and all(k[0] is not _source_map for k in doc._facts._found or {})
+    assert doc.locate(("metric_list", 1, "aggregation")) == Span(7, 18, 7, 22)  # the alias
+    assert doc.line_text(7) == "    aggregation: *agg"

@@ -325,13 +325,31 @@ def test_a_worker_keeps_nothing_of_a_record_it_has_sent(monkeypatch: pytest.Monk
     paths = sorted(files)
     pipe = _Pipe()
     mine = paths[1::2]  # the second of two workers
-    share = parallel._read_share(pipe, mine, 1, 2, _run(), DictSource(files))  # type: ignore[arg-type]
+    places = range(1, len(paths), 2)
+    share = parallel._read_share(pipe, mine, places, _run(), DictSource(files))  # type: ignore[arg-type]
     _, _, left, kept, sent = share
     assert len(pipe.sent) == 2  # three files, two a message
     assert list(kept) == [p for p in mine if p.startswith("rubrics/")]
     assert [paths[p] for p in sent] == mine  # each entry sent, by its place in the run's paths
     records = [p for p in mine if not p.startswith("rubrics/")]
     assert [mine[w] for w in left if isinstance(w, int)] == records
+
+
+def test_a_folder_goes_whole_to_one_worker_and_a_large_one_is_dealt() -> None:
+    """Workers share the files by folder (each folder's templates and modules are then parsed
+    by one worker); a folder larger than a share's eighth part is dealt file by file. Every
+    place is in exactly one share, each share ascending."""
+    paths = [f"a/{i:02}.yaml" for i in range(3)] + [f"b/{i:02}.yaml" for i in range(40)]
+    paths += [f"c/{i}.yaml" for i in range(2)] + ["d/x/1.yaml", "d/x/2.yaml", "e.yaml"]
+    split = parallel.shares(paths, 2)
+    assert sorted(p for share in split for p in share) == list(range(len(paths)))
+    assert all(list(share) == sorted(share) for share in split)
+    folders = [{paths[p].rpartition("/")[0] for p in share} for share in split]
+    assert "a" in folders[0] and "a" not in folders[1]  # whole
+    assert "b" in folders[0] and "b" in folders[1]  # 40 of 48: dealt
+    for small in ("c", "d/x", ""):
+        assert sum(small in f for f in folders) == 1
+    assert len(split[0]) - len(split[1]) in (-1, 0, 1, 2, 3)
 
 
 def test_workers_keep_what_is_not_a_bare_record_and_get_the_index() -> None:

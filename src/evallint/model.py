@@ -15,10 +15,14 @@ JSON = Any
 
 class Tagged(str):
     """A scalar written with a custom YAML tag a runner's loader understands (lm-evaluation-
-    harness's `!function utils.fn`): text for the schema, and marked as a reference for rules."""
+    harness's `!function utils.fn`): text for the schema, and marked as a reference for rules.
 
-    __slots__ = ()
+    It keeps where it was written (`at`: its pointer and span), so a finding on it is placed
+    without a second pass over its file: the harness's tree has thousands of such findings,
+    each in a file that has no other. Equal to its text wherever it was written."""
+
     tag = "!function"
+    at: tuple[Pointer, Span] | None = None
 
 
 # A route into a document: ("questions", 3, "expected"); () is the root.

@@ -212,11 +212,11 @@ class Serial:
 
 
 # What forked workers run, set just before the fork, inherited, never pickled.
-_JOB: tuple[Sequence[str], int, Run, Source] | None = None
+_JOB: tuple[Sequence[str], list[array[int]], Run, Source] | None = None
 
 
 class Forked:
-    """Each of `count` workers reads every count-th file (large and small files mix), sends
+    """Each of `count` workers reads its share of the files (`shares`), sends
     them as it reads them (`_read_share`), and checks them once the parent sends the index.
     When every file waiting for phase two is a bare `Kept` (a datastore's records), the workers
     hand them over instead and end, and no index is sent: workers forked again once the
@@ -226,7 +226,7 @@ class Forked:
         global _JOB
         self._paths, self._run, self._source = paths, run, source
         self._handed: list[Entry] | None = None  # what waits, when the workers handed it over
-        _JOB = (paths, count, run, source)
+        _JOB = (paths, shares(paths, count), run, source)
         try:
             self._conns, self._procs = _spawn(_work, count)
         finally:
@@ -350,14 +350,39 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
             entries.append(mine.get(entry.path) or entry)
 
 
-def _placed(read: Iterable[str], mine: Sequence[str], first: int, step: int) -> Iterator[int]:
+def shares(paths: Sequence[str], count: int) -> list[array[int]]:
+    """Each worker's share of `paths`, as places in it, ascending. A folder goes whole to the
+    worker with the fewest files so far: the files of a folder read the same templates and
+    modules, which each worker would otherwise parse again. A folder of more than a share's
+    `_SPREAD`-th part is dealt file by file instead, so large and small files still mix."""
+    out = [array("q") for _ in range(count)]
+    spread = max(1, len(paths) // (count * _SPREAD))
+    start = 0
+    while start < len(paths):
+        folder = paths[start].rpartition("/")[0]
+        end = start + 1
+        while end < len(paths) and paths[end].rpartition("/")[0] == folder:
+            end += 1
+        if end - start > spread:
+            for place in range(start, end):
+                out[place % count].append(place)
+        else:
+            min(out, key=len).extend(range(start, end))
+        start = end
+    return out  # each ascending: the folders are dealt in path order
+
+
+_SPREAD = 8
+
+
+def _placed(read: Iterable[str], mine: Sequence[str], places: Sequence[int]) -> Iterator[int]:
     """The place in the run's paths of each of `read`, the files of `mine` (a worker's share,
-    every `step`-th path from `first`) that phase one kept, in their order."""
+    at `places`) that phase one kept, in their order."""
     k = 0
     for path in read:
         while mine[k] != path:
             k += 1
-        yield first + k * step
+        yield places[k]
         k += 1
 
 
@@ -368,7 +393,7 @@ Left = Waiting | int
 
 
 def _read_share(
-    conn: Connection, mine: Sequence[str], first: int, step: int, run: Run, source: Source
+    conn: Connection, mine: Sequence[str], share: Sequence[int], run: Run, source: Source
 ) -> tuple[list[Diagnostic], list[tuple[int, Skipped]], list[Left], dict[str, Entry], array[int]]:
     """Phase one of a worker's share, INDEX_CHUNK files at a time, each chunk's entries sent
     as soon as they are read. A bare `Kept` (a datastore's record) is kept by no one here once
@@ -380,12 +405,12 @@ def _read_share(
     kept: dict[str, Entry] = {}
     sent = array("q")  # the place in the run's paths of each entry sent, in order
     for start in range(0, len(mine), INDEX_CHUNK):
-        part, at = mine[start : start + INDEX_CHUNK], first + start * step
+        part, at = mine[start : start + INDEX_CHUNK], share[start : start + INDEX_CHUNK]
         entries, found, skipped, pending = read_all(part, source, run)
         diagnostics += found
-        places = list(_placed((e.path for e in entries), part, at, step))
+        places = list(_placed((e.path for e in entries), part, at))
         conn.send(("part", [_sent(e, p) for e, p in zip(entries, places, strict=True)]))
-        passed += zip(_placed((s.path for s in skipped), part, at, step), skipped, strict=True)
+        passed += zip(_placed((s.path for s in skipped), part, at), skipped, strict=True)
         bare = {id(e): len(sent) + i for i, e in enumerate(entries) if type(e) is Kept}
         left += [bare.get(id(w), w) if type(w) is Kept else w for w in pending]
         kept.update((e.path, e) for e in entries if type(e) is not Kept)
@@ -431,10 +456,11 @@ def _message(conn: Connection) -> tuple[str, Any]:
 
 def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
-    paths, step, run, source = _JOB
+    paths, split, run, source = _JOB
+    share = split[first]
     try:
         diagnostics, passed, left, kept, sent = _read_share(
-            conn, paths[first::step], first, step, run, source
+            conn, [paths[i] for i in share], share, run, source
         )
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         handed = left if all(isinstance(w, int) for w in left) else None

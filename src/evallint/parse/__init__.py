@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from evallint.facts import Facts
-from evallint.model import JSON, Edit, Fix, Pointer, Span
+from evallint.model import JSON, Edit, Fix, Pointer, Span, Tagged
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 from evallint.records import field, record
@@ -76,15 +76,26 @@ class Document:
         return self.facts.get(_source_map, self)
 
     def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
+        written = None if on_key else _written_at(self.data, pointer)
+        if written is not None and (lines := self.lines()) is not None:
+            return SourceMap(lines).first_line(written)
         smap = self.source_map()
         return smap.locate(pointer, on_key=on_key) if smap is not None else Span(1, 1, 1, 2)
 
-    def line_text(self, line: int) -> str:
+    def lines(self) -> LineIndex | None:
+        """Where the text's lines start: a YAML text's are found alone (the same as its source
+        map's), so a finding placed without the map costs no second parse."""
+        if self.fmt == "yaml" and self.text:
+            return self.facts.get(_yaml_lines, self.text)
         smap = self.source_map()
-        if smap is None or not 1 <= line <= len(smap.lines.starts):
+        return smap.lines if smap is not None else None
+
+    def line_text(self, line: int) -> str:
+        lines = self.lines()
+        if lines is None or not 1 <= line <= len(lines.starts):
             return ""
-        start = smap.lines.starts[line - 1]
-        return self.text[start : start + smap.lines.line_end(line) - 1]
+        start = lines.starts[line - 1]
+        return self.text[start : start + lines.line_end(line) - 1]
 
     def raw(self, pointer: Pointer) -> str | None:
         """The value's text as written in the file (quotes, block indicators and all)."""
@@ -116,6 +127,24 @@ class Document:
             return self.locate(pointer)
         base = smap.lines.offset(span.line, span.column)
         return smap.lines.span(base + start, base + end)
+
+
+def _yaml_lines(text: str) -> LineIndex:
+    return LineIndex(text, yaml=True)
+
+
+def _written_at(data: JSON, pointer: Pointer) -> Span | None:
+    """The span of a tagged scalar at `pointer`, as its loader saw it written there (not where
+    an alias or a merge key repeats it: those are found by the source map)."""
+    for part in pointer:
+        if isinstance(data, dict) and isinstance(part, str):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    at = data.at if isinstance(data, Tagged) else None
+    return at[1] if at is not None and at[0] == pointer else None
 
 
 def _source_map(doc: Document) -> SourceMap | None:

@@ -74,10 +74,10 @@ class SourceMap:
         for n in range(len(pointer), -1, -1):
             span = self.values.get(pointer[:n])
             if span is not None:
-                return self._first_line(span)
+                return self.first_line(span)
         return Span(1, 1, 1, 1)
 
-    def _first_line(self, span: Span) -> Span:
+    def first_line(self, span: Span) -> Span:
         if span.end_line == span.line:
             return span
         return Span(span.line, span.column, span.line, self.lines.line_end(span.line))

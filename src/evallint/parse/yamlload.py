@@ -165,6 +165,7 @@ class _Builder:
         message = f"unsupported YAML tag {event.tag!r}"
         self.problems.append(Problem(_span(event), message, TAG_RULE + event.tag))
         value = Tagged(event.value)
+        value.at = (self.child_pointer(self.stack[-1] if self.stack else None), _span(event))
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1, len(event.value))
         self.attach(value, event)
