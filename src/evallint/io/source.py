@@ -75,6 +75,8 @@ class FsSource:
             # that grew since its stat is read whole (up to the limit), as a file object would.
             chunks = [os.read(fd, size + 1)]
             total = len(chunks[0])
+            if total <= size:  # a short read of a regular file is its end: no second call
+                return chunks[0]
             while chunks[-1]:
                 if limit is not None and total > limit:
                     return total
