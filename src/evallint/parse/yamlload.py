@@ -26,6 +26,10 @@ _RESOLVERS = Resolver.yaml_implicit_resolvers
 _CONSTRUCT = SafeConstructor()
 _Y = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_Y + t for t in ("str", "int", "float", "bool", "null", "timestamp", "binary")}
+# Tags as constants: a name joined with `_Y` in the hot path is a new string every scalar.
+_STR, _NULL, _BOOL, _INT = _Y + "str", _Y + "null", _Y + "bool", _Y + "int"
+_AS_TEXT = frozenset({_STR, _Y + "timestamp", _Y + "binary", _Y + "value"})
+_COLLECTION_TAGS = {True: (None, "!", _Y + "map"), False: (None, "!", _Y + "seq")}
 _NO_KEY = object()
 # Custom tags a runner's loader constructs: read as `Tagged` text, each with a problem of rule
 # TAG_RULE + tag, which the reader makes a parse-error for every kind whose runner does not know it.
@@ -67,20 +71,20 @@ def resolve_plain(value: str) -> str:
     for tag, regexp in candidates:
         if regexp.match(value):
             return str(tag)
-    return _Y + "str"
+    return _STR
 
 
 def _typed(tag: str, value: str, event: Any) -> JSON:
-    if tag in (_Y + "str", _Y + "timestamp", _Y + "binary", _Y + "value"):
+    if tag in _AS_TEXT:
         return value
-    if tag == _Y + "null":
+    if tag == _NULL:
         return None
-    if tag == _Y + "bool":
+    if tag == _BOOL:
         if value.lower() not in SafeConstructor.bool_values:
             raise _Stop(event, f"{value!r} is not a YAML boolean")
         return SafeConstructor.bool_values[value.lower()]
     try:
-        if tag == _Y + "int":
+        if tag == _INT:
             if len(value) > MAX_DIGITS:
                 raise _Stop(event, f"an integer of {len(value):,} digits; at most {MAX_DIGITS:,}")
             return _CONSTRUCT.construct_yaml_int(ScalarNode(tag, value))
@@ -139,10 +143,10 @@ class _Builder:
         if tag is None or tag == "!":
             if event.implicit[0]:
                 tag = resolve_plain(event.value)
-                if self.smap is not None and tag != _Y + "str":
+                if self.smap is not None and tag != _STR:
                     self.smap.plain[self.child_pointer(top)] = event.value
             else:
-                tag = _Y + "str"
+                tag = _STR
         elif tag in KNOWN_TAGS:
             self.tagged(event)
             return
@@ -195,7 +199,7 @@ class _Builder:
             raise _Stop(event, "a mapping key must be a plain value, not a collection")
         if len(self.stack) >= MAX_DEPTH:
             raise _Stop(event, f"nesting deeper than {MAX_DEPTH} levels")
-        if event.tag not in (None, "!", _Y + ("map" if is_map else "seq")):
+        if event.tag not in _COLLECTION_TAGS[is_map]:
             raise _Stop(event, f"unsupported YAML tag {event.tag!r}")
         self.nodes += 1
         value: dict[str, JSON] | list[JSON] = {} if is_map else []
