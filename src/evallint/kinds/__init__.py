@@ -152,24 +152,39 @@ def tooling(path: str) -> bool:
     return path.startswith(".github/")
 
 
-def _first_by_path(path: str, fmt: str, test: Callable[[Kind], PathTest | None]) -> Kind | None:
+def _path_tests(test: Callable[[Kind], PathTest | None]) -> dict[str, list[tuple[Kind, PathTest]]]:
+    """For each format, the kinds with a path test and the test, in kind order: asked of every
+    file of a run, so the kinds without one are not visited."""
+    found: dict[str, list[tuple[Kind, PathTest]]] = {}
+    for kind in KINDS:
+        fn = test(kind)
+        if fn is not None:
+            for fmt in kind.formats:
+                found.setdefault(fmt, []).append((kind, fn))
+    return found
+
+
+_BY_PATH = _path_tests(lambda kind: kind.by_path)
+_CLAIMS = _path_tests(lambda kind: kind.claim)
+
+
+def _first_by_path(path: str, tests: list[tuple[Kind, PathTest]]) -> Kind | None:
     if tooling(path):
         return None
-    for kind in KINDS:
-        found = test(kind)
-        if found is not None and fmt in kind.formats and found(path):
+    for kind, test in tests:
+        if test(path):
             return kind
     return None
 
 
 def path_kind(path: str, fmt: str) -> Kind | None:
     """The kind a file's path makes it, whatever its content (`rubrics/`, `judges/`)."""
-    return _first_by_path(path, fmt, lambda kind: kind.by_path)
+    return _first_by_path(path, _BY_PATH.get(fmt, []))
 
 
 def claimed_kind(path: str, fmt: str) -> Kind | None:
     """The kind a file's path claims it for, before its content is read (see Kind.claim)."""
-    return _first_by_path(path, fmt, lambda kind: kind.claim)
+    return _first_by_path(path, _CLAIMS.get(fmt, []))
 
 
 def content_kind(path: str, data: JSON, fmt: str) -> Kind | None:

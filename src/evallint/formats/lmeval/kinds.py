@@ -95,9 +95,15 @@ def functions(data: JSON, pointer: Pointer = ()) -> Iterator[tuple[Pointer, str]
         if isinstance(value, Tagged):
             yield at, str(value)
         elif isinstance(value, dict):
-            stack.extend(((*at, k), v) for k, v in reversed(list(value.items())))
+            # No pointer made for a plain scalar (most values): it holds no tag.
+            stack.extend(((*at, k), v) for k, v in reversed(value.items()) if _may_tag(v))
         elif isinstance(value, list):
-            stack.extend(((*at, i), v) for i, v in reversed(list(enumerate(value))))
+            found = [((*at, i), v) for i, v in enumerate(value) if _may_tag(v)]
+            stack.extend(reversed(found))
+
+
+def _may_tag(value: JSON) -> bool:
+    return isinstance(value, dict | list | Tagged)
 
 
 def module_paths(folder: str, module: str) -> list[str]:
