@@ -12,6 +12,7 @@ import pytest
 import schemas
 
 from conftest import REPO, gate_or_skip, import_or_gate
+from evallint.model import Tagged
 from evallint.parse import parse
 from evallint.validation.raised import SchemaFailures
 from evallint.validation.schemas import (
@@ -335,6 +336,25 @@ def test_the_closed_copy_says_valid_only_where_the_walk_and_the_validator_find_n
             shortcut += 1
         walked += 1
     assert shortcut >= 20 and walked > shortcut
+
+
+def test_a_function_tag_takes_the_fast_engines_path() -> None:
+    """jsonschema-rs takes no subclass of str; a harness config's `!function` values are
+    asked again as plain text, so the config gets the fast engine's verdict (the same as
+    fastjsonschema's), not the slow path: 43% of the harness's task tree took it."""
+    import_or_gate("jsonschema_rs", "the `fast` extra (jsonschema-rs) is not installed")
+    from evallint.validation.keys import _closed_verdict
+
+    text = (
+        "task: demo\ndataset_path: demo/data\noutput_type: generate_until\n"
+        "doc_to_text: !function utils.text\nprocess_docs: !function utils.docs\n"
+    )
+    data = parse("tasks/demo.yaml", text.encode(), "yaml").data
+    quick, closed = fast_verdict("lm-eval-task"), _closed_verdict("lm-eval-task")
+    assert quick is not None and closed is not None
+    assert quick(data) and closed(data) and _fastjsonschema_verdict("lm-eval-task", data)
+    data["output_type"] = Tagged("utils.kind")  # a type the schema's enum has no place for
+    assert not quick(data) and not _fastjsonschema_verdict("lm-eval-task", data)
 
 
 def test_the_closed_copy_closes_objects_that_name_their_keys_only_where_it_is_safe() -> None:

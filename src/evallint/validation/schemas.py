@@ -162,12 +162,32 @@ def fast_compile(schema: dict[str, Any]) -> Callable[[JSON], bool] | None:
     def check(data: JSON) -> bool:
         try:
             return bool(is_valid(data))
-        except (UnicodeEncodeError, ValueError, OverflowError):
+        except (UnicodeEncodeError, OverflowError):
             # Text the Rust engine cannot take (a lone surrogate, "\ud800", in a key or a
             # value): no verdict, so fastjsonschema decides, as for any document it rejects.
             return False
+        except ValueError:
+            # A text of a subclass of str (a YAML `!function` value) is no type the engine
+            # takes: asked again with each as plain text, as every schema reads it. Without
+            # this, every harness config naming a function took the slow path.
+            return _plain_check(is_valid, data)
 
     return check
+
+
+def _plain_check(is_valid: Callable[[JSON], object], data: JSON) -> bool:
+    try:
+        return bool(is_valid(_plain(data)))
+    except (ValueError, OverflowError, RecursionError):
+        return False
+
+
+def _plain(value: JSON) -> JSON:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return str(value) if isinstance(value, str) else value
 
 
 @record
