@@ -216,13 +216,21 @@ def references(doc: Document, ctx: Context) -> list[Reference]:
 
 def _references(doc: Document, ctx: Context) -> Iterator[Reference]:
     for source in (doc, *chain(doc, ctx).templates):
-        if Tagged.tag not in source.text:
-            continue  # no tag written: nothing to walk (most files)
-        for pointer, spec in lmeval.functions(source.data):
-            yield source.path, pointer, None, _cached_verdict(source.path, spec, ctx)
-        if any(p.rule == "duplicate-key" for p in source.problems):
-            for within, spec in _superseded(source):
-                yield source.path, (), within, _cached_verdict(source.path, spec, ctx)
+        for pointer, within, spec in source.facts.get(_tags, source):
+            yield source.path, pointer, within, _cached_verdict(source.path, spec, ctx)
+
+
+def _tags(source: Document) -> list[tuple[Pointer, tuple[int, int] | None, str]]:
+    """(where, offsets for a value a duplicate key replaced, `mod.fn`) of each `!function` a
+    file writes: walked once a file, however many configs include it."""
+    if Tagged.tag not in source.text:
+        return []  # no tag written: nothing to walk (most files)
+    found: list[tuple[Pointer, tuple[int, int] | None, str]] = [
+        (pointer, None, spec) for pointer, spec in lmeval.functions(source.data)
+    ]
+    if any(p.rule == "duplicate-key" for p in source.problems):
+        found += [((), within, spec) for within, spec in _superseded(source)]
+    return found
 
 
 def _superseded(doc: Document) -> Iterator[tuple[tuple[int, int], str]]:
