@@ -105,6 +105,8 @@ ONLY = (
     "redteam",
 )
 _CORE = ("prompts", "providers", "targets", "tests", "scenarios")
+# As sets, for a file's keys: every YAML file of a run is asked (set operations run in C).
+_ONLY_SET, _CORE_SET = frozenset(ONLY), frozenset(_CORE)
 # Scripts whose path may carry `:function` (promptfoo splits it off after these extensions).
 SCRIPTS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rb")
 # What promptfoo reads as a prompt or test file by its extension.
@@ -130,14 +132,14 @@ def is_config(path: str, data: JSON) -> bool:
         return False
     if named(path) or declares(data):
         return True
-    own = sum(1 for k in ONLY if k in data)
-    return own > 0 and own + sum(1 for k in _CORE if k in data) > 1
+    own = len(_ONLY_SET.intersection(data))
+    return own > 0 and own + len(_CORE_SET.intersection(data)) > 1
 
 
 def owned(path: str, data: JSON) -> bool:
     """A promptfoo config, or a file with a key only promptfoo spells: never another format's,
     whatever keys it shares with one (AgentV suites hold `tests` and `prompts` too)."""
-    return is_config(path, data) or (isinstance(data, dict) and any(k in data for k in ONLY))
+    return is_config(path, data) or (isinstance(data, dict) and not _ONLY_SET.isdisjoint(data))
 
 
 def split_function(text: str) -> tuple[str, str | None]:
