@@ -132,6 +132,25 @@ def test_functions_are_found_by_parsing_the_module_beside_the_file() -> None:
     assert bare == [(8, 15, "lm-eval-function")]
 
 
+def test_a_name_bound_inside_a_function_or_a_class_is_not_the_modules() -> None:
+    """The harness looks the name up on the module: a function defined inside another, or a
+    class's method, is no attribute of it (AttributeError when the task is built). Names a
+    top-level `if`, `try`, `with`, loop or `match` binds are the module's."""
+    module = (
+        "def outer(dataset):\n    def helper(doc):\n        return doc\n    return dataset\n"
+        "class Scorer:\n    def score(self):\n        return 1\n"
+        "try:\n    import numpy\nexcept ImportError:\n    def fallback(doc):\n        return doc\n"
+        "match 1:\n    case {'k': found, **rest}:\n        pass\n    case _:\n        made = 1\n"
+    )
+    given = {"tasks/demo/utils.py": module}
+    for name in ("helper", "score"):
+        text = TASK.replace("utils.process_docs", f"utils.{name}")
+        assert _at("tasks/demo/demo.yaml", text, given) == [(8, 15, "lm-eval-function")], name
+    for name in ("outer", "Scorer", "fallback", "numpy", "found", "rest", "made"):
+        text = TASK.replace("utils.process_docs", f"utils.{name}")
+        assert _at("tasks/demo/demo.yaml", text, given) == [], name
+
+
 def test_a_module_that_makes_names_as_it_runs_gets_a_note_not_an_error() -> None:
     made = "SUBJECTS = ['a', 'b']\nfor s in SUBJECTS:\n    globals()[f'process_{s}'] = len\n"
     text = TASK.replace("utils.process_docs", "utils.process_a")

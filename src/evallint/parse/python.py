@@ -76,7 +76,8 @@ def _bound(body: Iterable[ast.stmt]) -> Iterator[str]:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield node.name
-        elif isinstance(node, ast.Assign):
+            continue  # its body binds the function's or the class's names, not the module's
+        if isinstance(node, ast.Assign):
             for target in node.targets:
                 yield from _targets(target)
         elif isinstance(node, ast.AnnAssign | ast.AugAssign):
@@ -102,6 +103,12 @@ def _inner(node: ast.stmt) -> Iterator[str]:
         if handler.name:
             yield handler.name
         yield from _bound(handler.body)
+    for case in node.cases if isinstance(node, ast.Match) else ():
+        for found in ast.walk(case.pattern):  # `case {"k": v, **rest}` binds v and rest
+            name = getattr(found, "name", None) or getattr(found, "rest", None)
+            if isinstance(name, str):
+                yield name
+        yield from _bound(case.body)
 
 
 def _targets(node: ast.expr) -> Iterator[str]:
