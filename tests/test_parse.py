@@ -343,3 +343,70 @@ def test_a_tagged_value_is_placed_where_written_without_a_second_parse() -> None
     assert doc._facts is not None and all(k[0] is not _source_map for k in doc._facts._found or {})
     assert doc.locate(("metric_list", 1, "aggregation")) == Span(7, 18, 7, 22)  # the alias
     assert doc.line_text(7) == "    aggregation: *agg"
+
+
+_SEEK_TEXTS = [
+    "",
+    "# only a comment\n",
+    "a",
+    "- 1\n- [2, 3]\n- {x: 1}\n",
+    "---\na: 1\n...\n",
+    "base: &b {x: 1, y: [1, 2]}\nchild:\n  <<: *b\n  y: 3\n  z: *b\n",
+    "a: !function utils.x\nb: [!function u.y]\n",
+    "k: |\n  multi\n  line\nl: >\n  folded\nm: 'q\n  uoted'\n",
+    "? complex\n: value\n",
+    "1: one\n2: [a, b]\nnull: x\n",
+    "a:\n- b:\n  - c: {d: [1, {e: f}]}\n",
+    "x: &a [1, 2]\ny: *a\nz: [*a, *a]\n",
+    "\u2028a: 1\nb:\u2028 2\n",
+    "a: 1\r\nb:\r\n  - 2\r\n",
+]
+
+
+def _seek_agrees(text: str) -> int:
+    """Every pointer the full source map holds, and some it does not, placed alike by a seek."""
+    from evallint.parse.yamlseek import Seeker
+
+    smap = load_yaml(text, record=True).smap
+    assert smap is not None
+    seeker = Seeker(text, LineIndex(text, yaml=True))
+    pointers = list(smap.values)
+    pointers += [(*p, "absent") for p in pointers[:9]] + [(*p, 7) for p in pointers[:9]]
+    for pointer in pointers:
+        for on_key in (False, True):
+            got = seeker.locate(pointer, on_key=on_key)
+            assert got == smap.locate(pointer, on_key=on_key), (text[:80], pointer, on_key)
+    return len(pointers)
+
+
+def test_a_seek_places_a_value_where_the_source_map_does() -> None:
+    """A finding in a YAML file is placed by a pass over its events up to the value (no value
+    built); it must land where the full source map puts it: merges, aliases, flow and block
+    collections, folded and quoted scalars, YAML's own line breaks."""
+    assert sum(_seek_agrees(text) for text in _SEEK_TEXTS) > 100
+
+
+def test_a_seek_agrees_with_the_source_map_on_the_corpora() -> None:
+    import random
+
+    root = shared_or_skip("corpus")
+    files = sorted(p for p in root.rglob("*.y*ml") if p.is_file() and p.stat().st_size < 200_000)
+    checked = 0
+    for path in random.Random(5).sample(files, min(400, len(files))):
+        doc = parse(str(path), path.read_bytes(), "yaml")
+        if doc.ok and doc.text and not any(p.rule == "duplicate-key" for p in doc.problems):
+            checked += _seek_agrees(doc.text)
+    assert checked > 5000
+
+
+def test_a_file_with_many_findings_gets_the_full_map() -> None:
+    """Each seek is a pass over the events: past a few, the one full map answers the rest."""
+    from evallint.parse import SEEKS, _source_map
+
+    text = "".join(f"k{i}: {i}\n" for i in range(50))
+    doc = parse("x.yaml", text.encode(), "yaml")
+    spans = [doc.locate((f"k{i}",)) for i in range(50)]
+    width = [len(str(i)) for i in range(50)]
+    assert spans == [Span(i + 1, w + 4, i + 1, 2 * w + 4) for i, w in enumerate(width)]
+    assert doc.facts.has(_source_map) and doc.facts.get(_source_map, doc) is not None
+    assert SEEKS < 50

@@ -34,6 +34,10 @@ class Facts:
         # Sound: only `compute` writes under a key that starts with `compute`.
         return cast(_T, found[at])
 
+    def has(self, compute: Callable[..., object], key: Hashable = None) -> bool:
+        """Whether the fact is worked out already (some are cheaper to do without)."""
+        return self._found is not None and (compute, key) in self._found
+
     def drop(self, compute: Callable[..., object], key: Hashable = None) -> None:
         """Forget a fact (worked out again if asked): what is large and no longer needed."""
         if self._found is not None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from evallint.facts import Facts
 from evallint.model import JSON, Edit, Fix, Pointer, Span, Tagged
 from evallint.parse.jsonload import load_json, load_jsonl, seeking_map
 from evallint.parse.positions import LineIndex, Loaded, Problem, SourceMap
 from evallint.records import field, record
+
+if TYPE_CHECKING:
+    from evallint.parse.yamlseek import Seeker
 
 # `csv` and `text` are read only as files others name (promptfoo's test files and prompt
 # templates), never claimed as eval files.
@@ -79,8 +83,24 @@ class Document:
         written = None if on_key else _written_at(self.data, pointer)
         if written is not None and (lines := self.lines()) is not None:
             return SourceMap(lines).first_line(written)
+        seeker = self._seeker()
+        if seeker is not None:
+            from evallint.parse.yamlseek import Unsupported
+
+            with contextlib.suppress(Unsupported):
+                return seeker.locate(pointer, on_key=on_key)
         smap = self.source_map()
         return smap.locate(pointer, on_key=on_key) if smap is not None else Span(1, 1, 1, 2)
+
+    def _seeker(self) -> Seeker | None:
+        """A YAML file's first few findings are placed by seeking their values (`yamlseek`),
+        while no full source map is made; a file with more gets the map, which answers all."""
+        if self.fmt != "yaml" or not self.text or self.facts.has(_source_map):
+            return None
+        if not self.ok or any(p.rule == "duplicate-key" for p in self.problems):
+            return None  # a pointer written twice: the map knows which one the data holds
+        seeker = self.facts.get(_yaml_seeker, self)
+        return seeker if seeker.passes < SEEKS else None
 
     def lines(self) -> LineIndex | None:
         """Where the text's lines start: a YAML text's are found alone (the same as its source
@@ -127,6 +147,19 @@ class Document:
             return self.locate(pointer)
         base = smap.lines.offset(span.line, span.column)
         return smap.lines.span(base + start, base + end)
+
+
+# Passes over a file's events before its full source map is cheaper (one costs at most a parse
+# of the text without positions; the map, one to two parses).
+SEEKS = 4
+
+
+def _yaml_seeker(doc: Document) -> Seeker:
+    from evallint.parse.yamlseek import Seeker
+
+    lines = doc.lines()
+    assert lines is not None  # a YAML document with text
+    return Seeker(doc.text, lines)
 
 
 def _yaml_lines(text: str) -> LineIndex:
