@@ -351,10 +351,11 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
 
 
 def shares(paths: Sequence[str], count: int) -> list[array[int]]:
-    """Each worker's share of `paths`, as places in it, ascending. A folder goes whole to the
-    worker with the fewest files so far: the files of a folder read the same templates and
-    modules, which each worker would otherwise parse again. A folder of more than a share's
-    `_SPREAD`-th part is dealt file by file instead, so large and small files still mix."""
+    """Each worker's share of `paths`, as places in it, ascending. A folder's YAML files go
+    whole to the worker with the fewest files so far: configs read the same templates and
+    modules, which each worker would otherwise parse again. Other files (datastores, whose
+    records can be large) and a folder of more YAML files than a share's `_SPREAD`-th part
+    are dealt file by file, so large and small files still mix."""
     out = [array("q") for _ in range(count)]
     spread = max(1, len(paths) // (count * _SPREAD))
     start = 0
@@ -363,15 +364,18 @@ def shares(paths: Sequence[str], count: int) -> list[array[int]]:
         end = start + 1
         while end < len(paths) and paths[end].rpartition("/")[0] == folder:
             end += 1
-        if end - start > spread:
-            for place in range(start, end):
+        configs = [p for p in range(start, end) if paths[p].lower().endswith(_CONFIGS)]
+        whole = configs if len(configs) <= spread else []
+        min(out, key=len).extend(whole)
+        taken = set(whole)
+        for place in range(start, end):
+            if place not in taken:
                 out[place % count].append(place)
-        else:
-            min(out, key=len).extend(range(start, end))
         start = end
-    return out  # each ascending: the folders are dealt in path order
+    return [array("q", sorted(share)) for share in out]
 
 
+_CONFIGS = (".yaml", ".yml")
 _SPREAD = 8
 
 
