@@ -10,37 +10,31 @@ from its start to its end, and the key's own event.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from yaml import events as ev
 
 from evallint.model import Pointer, Span
 from evallint.parse.positions import LineIndex, SourceMap
+from evallint.parse.yamlload import Loader, _span
 
 _START = (ev.MappingStartEvent, ev.SequenceStartEvent)
 _END = (ev.MappingEndEvent, ev.SequenceEndEvent)
 
 
 class Seeker:
-    """Value and key spans by pointer, each sought on first use and kept."""
+    """Value and key spans by pointer, each sought on first use and kept; a source map over
+    them places a finding as the full map would (`SourceMap.locate`)."""
 
     def __init__(self, text: str, lines: LineIndex) -> None:
-        self.text, self.lines = text, lines
+        self.text = text
         self.found: dict[Pointer, tuple[Span, Span | None] | None] = {}
         self.passes = 0  # a file with many findings is better served by the full map
+        self.map = SourceMap(lines, _Spans(self, 0), _Spans(self, 1))
 
     def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
-        """`SourceMap.locate`'s answer: the key's span when asked and written, else the
-        value's, else the nearest written ancestor's; a multi-line value cut to its first line."""
-        if on_key:
-            found = self.seek(pointer)
-            if found is not None and found[1] is not None:
-                return found[1]
-        for n in range(len(pointer), -1, -1):
-            found = self.seek(pointer[:n])
-            if found is not None:
-                return SourceMap(self.lines).first_line(found[0])
-        return Span(1, 1, 1, 1)
+        return self.map.locate(pointer, on_key=on_key)
 
     def seek(self, pointer: Pointer) -> tuple[Span, Span | None] | None:
         """Raises `Unsupported` for a text the builder refuses."""
@@ -50,8 +44,32 @@ class Seeker:
         return self.found[pointer]
 
 
-def _span(start: Any, end: Any) -> Span:
-    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+class _Spans(MutableMapping[Pointer, Span]):
+    """A seeker's value spans (part 0) or key spans (part 1), as a source map's mappings;
+    iterates what was found."""
+
+    def __init__(self, seeker: Seeker, part: int) -> None:
+        self.seeker, self.part = seeker, part
+
+    def __getitem__(self, pointer: Pointer) -> Span:
+        found = self.seeker.seek(pointer)
+        span = found[self.part] if found is not None else None
+        if span is None:
+            raise KeyError(pointer)
+        return span
+
+    def __setitem__(self, pointer: Pointer, span: Span) -> None:
+        raise TypeError("the spans of a seeker are read, never written")
+
+    def __delitem__(self, pointer: Pointer) -> None:
+        raise TypeError("the spans of a seeker are read, never written")
+
+    def __iter__(self) -> Iterator[Pointer]:
+        found = list(self.seeker.found.items())
+        return (p for p, f in found if f is not None and f[self.part] is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _Frame:
@@ -74,8 +92,6 @@ class Unsupported(Exception):
 
 def _seek(text: str, pointer: Pointer) -> tuple[Span, Span | None] | None:
     """(value span, key span) of the node at `pointer`, or None when none is written there."""
-    from evallint.parse.yamlload import Loader
-
     get = Loader(text).get_event
     n = len(pointer)
     stack: list[_Frame] = []
@@ -91,7 +107,9 @@ def _seek(text: str, pointer: Pointer) -> tuple[Span, Span | None] | None:
         if kind in _END:
             stack.pop()
             if target is not None and len(stack) == n:
-                return _span(target[0].start_mark, event.end_mark), _key(target[1])
+                start, end = target[0].start_mark, event.end_mark
+                whole = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+                return whole, _key(target[1])
             if len(stack) < on_way:
                 return None  # a collection on the way ended without the pointer
             _advance(stack)
@@ -115,7 +133,7 @@ def _seek(text: str, pointer: Pointer) -> tuple[Span, Span | None] | None:
                 on_way = len(stack)
             continue
         if here and on_way == n:  # a scalar or an alias
-            return _span(event.start_mark, event.end_mark), _key(key)
+            return _span(event), _key(key)
         if here:
             return None  # the pointer goes on through a scalar or an alias
         _advance(stack)
@@ -142,4 +160,4 @@ def _advance(stack: list[_Frame]) -> None:
 
 
 def _key(event: Any) -> Span | None:
-    return None if event is None else _span(event.start_mark, event.end_mark)
+    return None if event is None else _span(event)
