@@ -39,7 +39,7 @@ KNOWN_TAGS = frozenset({Tagged.tag})
 class _Stop(Exception):
     def __init__(self, event: Any, message: str) -> None:
         super().__init__(message)
-        self.span = _span(event)
+        self.span = event_span(event)
         self.message = message
 
 
@@ -60,7 +60,8 @@ class _Frame:
     flow_line: int = -1  # a flow collection in a block one: its first line, to check the rest
 
 
-def _span(event: Any) -> Span:
+def event_span(event: Any) -> Span:
+    """Where libyaml says an event is written (its marks are 0-based); the seeker's too."""
     s, e = event.start_mark, event.end_mark
     return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
@@ -167,9 +168,9 @@ class _Builder:
         self.nodes += 1
         self.chars += len(event.value)
         message = f"unsupported YAML tag {event.tag!r}"
-        self.problems.append(Problem(_span(event), message, TAG_RULE + event.tag))
+        self.problems.append(Problem(event_span(event), message, TAG_RULE + event.tag))
         value = Tagged(event.value)
-        value.at = (self.child_pointer(self.stack[-1] if self.stack else None), _span(event))
+        value.at = (self.child_pointer(self.stack[-1] if self.stack else None), event_span(event))
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1, len(event.value))
         self.attach(value, event)
@@ -184,14 +185,16 @@ class _Builder:
         if first is not None:
             self.problems.append(
                 Problem(
-                    _span(event), f"duplicate key {name!r} (first on line {first})", "duplicate-key"
+                    event_span(event),
+                    f"duplicate key {name!r} (first on line {first})",
+                    "duplicate-key",
                 )
             )
         else:
             top.key_lines[name] = event.start_mark.line + 1
         top.key = name
         if self.smap is not None:
-            self.smap.keys[(*top.pointer, name)] = _span(event)
+            self.smap.keys[(*top.pointer, name)] = event_span(event)
 
     def start(self, event: Any, is_map: bool) -> None:
         top = self.stack[-1] if self.stack else None
@@ -298,7 +301,7 @@ class _Builder:
     def attach(self, value: JSON, event: Any) -> None:
         if self.smap is not None:
             pointer = self.child_pointer(self.stack[-1] if self.stack else None)
-            self.smap.values[pointer] = _span(event)
+            self.smap.values[pointer] = event_span(event)
         if not self.stack:
             self.root = value
             return

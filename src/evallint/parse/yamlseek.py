@@ -17,7 +17,7 @@ from yaml import events as ev
 
 from evallint.model import Pointer, Span
 from evallint.parse.positions import LineIndex, SourceMap
-from evallint.parse.yamlload import Loader, _span
+from evallint.parse.yamlload import Loader, event_span
 
 _START = (ev.MappingStartEvent, ev.SequenceStartEvent)
 _END = (ev.MappingEndEvent, ev.SequenceEndEvent)
@@ -133,7 +133,7 @@ def _seek(text: str, pointer: Pointer) -> tuple[Span, Span | None] | None:
                 on_way = len(stack)
             continue
         if here and on_way == n:  # a scalar or an alias
-            return _span(event), _key(key)
+            return event_span(event), _key(key)
         if here:
             return None  # the pointer goes on through a scalar or an alias
         _advance(stack)
@@ -160,4 +160,4 @@ def _advance(stack: list[_Frame]) -> None:
 
 
 def _key(event: Any) -> Span | None:
-    return None if event is None else _span(event)
+    return None if event is None else event_span(event)
