@@ -12,6 +12,7 @@ import pytest
 import evallint.api
 from conftest import DictSource, found, lint_files
 from evallint.config import Config
+from evallint.engine.run import lint
 from evallint.project import Entry
 from evallint.read import read_entry
 from test_git import Repo, Run
@@ -452,6 +453,33 @@ def test_a_group_naming_what_no_file_defines() -> None:
         "checked here"
     )
     assert found[1].message.endswith("did you mean 'hellaswag'?")
+
+
+def test_a_member_is_what_a_config_registers_not_any_text() -> None:
+    """lm-eval 0.4.13 registers a config's `task`, `group` and `tag` (its includes merged): a
+    name another config writes only in a prompt, or that two groups name, is registered by
+    none, and the group fails ("not a registered task"). A tag a template gives is one."""
+    files = {
+        "tasks/demo/demo.yaml": "task: demo\ndataset_path: d\ndoc_to_text: 'like ghost'\n",
+        "tasks/demo/_t_yaml": "tag: [tmpl_tag]\ndataset_path: d\n",
+        "tasks/demo/t.yaml": "include: _t_yaml\ntask: t\n",
+        "tasks/demo/_g.yaml": "group: g\ntask: [demo, tmpl_tag, ghost, twice]\n",
+        "tasks/demo/_h.yaml": "group: h\ntask:\n  - g\n  - twice\n",
+    }
+    want = [
+        ("tasks/demo/_g.yaml", 2, 24, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 2, 31, "lm-eval-unknown-task"),
+        ("tasks/demo/_h.yaml", 4, 5, "lm-eval-unknown-task"),
+    ]
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in lint_files({**files, **HARNESS})]
+    assert got == want
+    # A run of the group files alone (pre-commit's) does not parse the rest of the tree: a
+    # name a file outside the run writes anywhere may be one it registers, and is not reported.
+    tree = sorted({**files, **HARNESS})
+    groups = ["tasks/demo/_g.yaml", "tasks/demo/_h.yaml"]
+    report = lint(groups, DictSource({**files, **HARNESS}), Config(), tree=tree)
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in report.diagnostics]
+    assert got == want[1:]
 
 
 def test_a_diff_searches_for_readers_only_of_files_a_config_can_read(

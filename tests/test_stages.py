@@ -225,9 +225,15 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
         kept.path = "y.json"
     with pytest.raises(FrozenRecordError):
         del kept.ok
-    # A record without the shared key keeps what it has, as a plain entry.
+    # A record without the shared key keeps what it has: the key is absent, not null.
     bare = shared_only(_entry("records/y.json", text.replace('"evaluation_id": "e1", ', "")))
-    assert not isinstance(bare, Kept) and bare.doc.data == {}
+    assert isinstance(bare, Kept) and bare.doc.data == {}
+    assert pickle.loads(pickle.dumps(bare)).doc.data == {}
+    # A kind that keeps several keys (`Kind.held` too): those written, a null one as null.
+    config = "task: t\ntag: null\ndataset_path: d\noutput_type: generate_until\n"
+    held = shared_only(_entry("tasks/t.yaml", config))
+    assert isinstance(held, Kept) and held.doc.data == {"task": "t", "tag": None}
+    assert pickle.loads(pickle.dumps(held)).doc.data == {"task": "t", "tag": None}
     # A dataset shares no key: an empty mapping, or nothing when it is not a mapping.
     assert shared_only(_entry("datasets/d.yaml", "id: d\nquestions: []\n")).doc.data == {}
     assert shared_only(_entry("datasets/e.yaml", "- a\n")).doc.data is None

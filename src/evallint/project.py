@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter, itemgetter
-from typing import Protocol
+from typing import Protocol, cast
 
 from evallint.facts import Facts
 from evallint.kinds import BY_NAME, KINDS, Kind
@@ -114,8 +114,9 @@ class Kept(Entry):
         value: JSON,
         items: bytes | None = None,
     ) -> None:
-        """`mapping`: the data was a mapping, holding every shared key; `value`: the one
-        shared key's value, or a tuple of the values when the kind shares several."""
+        """`mapping`: the data was a mapping; `value`: the one kept key's value, or a tuple of
+        the values when the kind keeps several (`Kind.kept_keys`), `ABSENT` for a key the
+        mapping lacks."""
         put = object.__setattr__  # Entry's frozen guard refuses every name, a Kept's too
         put(self, "path", path)
         put(self, "fmt", fmt)
@@ -133,8 +134,11 @@ class Kept(Entry):
     def data(self) -> JSON:
         if not self._mapping:
             return None
-        shared, value = self.kind.shared, self._value
-        return {shared[0]: value} if len(shared) == 1 else dict(zip(shared, value, strict=True))
+        keys, value = self.kind.kept_keys, self._value
+        if len(keys) == 1:
+            return {} if value is ABSENT else {keys[0]: value}
+        values = cast(tuple[JSON, ...], value)
+        return {k: v for k, v in zip(keys, values, strict=True) if v is not ABSENT}
 
     def solid(self) -> Entry:
         return Entry(self.doc, self.kind, items=self.items)
@@ -152,6 +156,9 @@ class Kept(Entry):
 
 
 PackedKept = tuple[str, Format, bool, str, bool, JSON, bytes | None]
+# A kept key the file does not write: `...`, a singleton no JSON value is, which pickles as
+# itself (a tuple of kept values crosses a pipe as fast as ever).
+ABSENT = ...
 
 
 def unpack_kept(packed: PackedKept, path: str | None = None) -> Kept:
@@ -168,14 +175,12 @@ def shared_only(entry: Entry) -> Entry:
     if entry.kind.defines is not None or isinstance(entry, Kept):
         return entry  # (a Kept's document would be made only to be dropped)
     doc, kind = entry.doc, entry.kind
-    data, shared = doc.data, kind.shared
+    data, keys = doc.data, kind.kept_keys
     if not isinstance(data, dict):
         return Kept(doc.path, doc.fmt, doc.ok, kind, False, None)
-    if all(k in data for k in shared):
-        value = data[shared[0]] if len(shared) == 1 else tuple(data[k] for k in shared)
-        return Kept(doc.path, doc.fmt, doc.ok, kind, True, value)
-    kept = {k: data[k] for k in shared if k in data}  # a record without a key it should have
-    return Entry(Document(doc.path, doc.fmt, "", kept, doc.ok, ()), kind)
+    get = data.get
+    value = get(keys[0], ABSENT) if len(keys) == 1 else tuple(get(k, ABSENT) for k in keys)
+    return Kept(doc.path, doc.fmt, doc.ok, kind, True, cast(JSON, value))
 
 
 # A definition without a digest in its summary works it out by its namespace's kind.

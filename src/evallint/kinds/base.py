@@ -178,6 +178,10 @@ class Kind:
     # Top-level keys rules of other files read through the project (a split run sends only
     # these between the worker processes).
     shared: tuple[str, ...] = ()
+    # Top-level keys the project also keeps of every file of the run, for rules of other files
+    # that read them where the project holds the file; unlike `shared`, a partial run does not
+    # look files up by their values.
+    held: tuple[str, ...] = ()
     # Where editors find files of this kind that carry no modeline (`evallint init vscode`).
     editor_globs: tuple[str, ...] = ()
     # What rules of other files read of a definer, as names to lists of strings: kept in its
@@ -242,6 +246,11 @@ class Kind:
     folders: frozenset[str] = frozenset()
     # The releases of its format a run may be told to check against (`--eee-version`).
     releases: tuple[str, ...] = ()
+
+    @property
+    def kept_keys(self) -> tuple[str, ...]:
+        """The top-level keys the project keeps of a file of this kind (`shared`, `held`)."""
+        return self.shared + self.held
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

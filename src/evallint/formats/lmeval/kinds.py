@@ -184,6 +184,7 @@ TASK = Kind(
     warns=frozenset({"duplicate-key", "key-typo"}),
     editor_globs=(),
     shared=("task",),  # lm-eval-duplicate-task compares it across files
+    held=("group", "tag"),  # with `task`, the names a config registers (lm-eval-unknown-task)
 )
 
 KINDS = (TASK,)

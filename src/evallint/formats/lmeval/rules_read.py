@@ -11,8 +11,6 @@ writes the tag (dots are folders), else as an installed module.
 from __future__ import annotations
 
 import functools
-import re
-from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -371,49 +369,6 @@ def _source(folder: str, module: str, name: str, ctx: Context) -> tuple[str, str
         if not isinstance(found, str):
             return path, found.sources.get(name)
     return tried[0], None
-
-
-# What a task, group or tag name is made of, as bytes; the YAML text around names (quotes,
-# brackets, commas, colons) is turned to spaces, and what is left split into words, at C speed.
-_NAME = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_.\-+]*")
-_SPACES = bytes.maketrans(b"\"',[]{}:#|&*!>", b" " * 14)
-
-
-def _words(raw: bytes) -> set[bytes]:
-    return set(raw.translate(_SPACES).split())
-
-
-def written_names(ctx: Context) -> Counter[bytes]:
-    """How many of the tree's YAML files and extension-less templates write each name-like
-    word: a name the harness can find (a task, group or tag) is written where it is defined,
-    so a name no file but the one naming it writes is defined nowhere in the repository. Read
-    once a run, by a run that asks."""
-    others = ctx.others
-    found = others.memo.get("lm-eval-names") if others is not None else None
-    if isinstance(found, Counter):
-        return found
-    words: Counter[bytes] = Counter()
-    for path in ctx.files if others is not None else ():
-        if path.endswith(".yaml") or "." not in path.rpartition("/")[2]:
-            raw = others.raw(path) if others is not None else ""
-            if isinstance(raw, bytes):
-                words.update(_words(raw))
-    if others is not None:
-        others.memo["lm-eval-names"] = words
-    return words
-
-
-def defined_elsewhere(name: str, doc: Document, ctx: Context) -> bool:
-    """Whether a file other than `doc` writes `name` (so may define it)."""
-    word = name.encode("utf-8", "surrogateescape")
-    if _NAME.fullmatch(word) is None:
-        return True  # not a word the count keeps: not decided, so not reported
-    own = 1 if word in doc.facts.get(_own_words, doc) else 0
-    return written_names(ctx)[word] > own
-
-
-def _own_words(doc: Document) -> frozenset[bytes]:
-    return frozenset(_words(doc.text.encode("utf-8", "surrogateescape")))
 
 
 @functools.lru_cache(maxsize=2)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from evallint.formats.lmeval import kinds as lmeval
 from evallint.formats.lmeval.kinds_builtin import builtin
+from evallint.formats.lmeval.rules_names import defined_elsewhere
 from evallint.formats.lmeval.rules_read import (
     chain,
-    defined_elsewhere,
     harness_roots,
     is_task,
     references,
@@ -320,13 +320,33 @@ def _near(name: str, names: frozenset[str]) -> str | None:
     return suggest(name, (n for n in names if abs(len(n) - size) <= 3 and n[:1].lower() == first))
 
 
-@rule("lm-eval-unknown-task", Severity.ERROR, kinds=lmeval.KINDS, reads_files=True)
+def _group_keys(doc: Document) -> list[Pointer]:
+    """What the member rules read of a config in phase two (with the keys the project keeps,
+    so that a task's kept values stay one tuple)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    inline = [(k,) for k in _INLINE] if "group" in data else []
+    return [("task",), ("group",), ("tag",), *inline]
+
+
+# A group's members are looked up among the names every config registers (`rules_names.py`): the
+# rules read the project.
+@rule(
+    "lm-eval-unknown-task",
+    Severity.ERROR,
+    kinds=lmeval.KINDS,
+    reads_files=True,
+    reads_project=True,
+    keeps=_group_keys,
+)
 def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A group names a task, group or tag that is defined nowhere.
 
     In the harness's task package (`lm_eval/tasks/`, its built-in tasks), a group's member
     that no file defines is built as an inline task with no dataset, and the group fails to
-    load. A name no other file writes is defined nowhere. Outside the harness's own tree a
+    load. A name is defined by the `task`, `group` or `tag` of a config (its includes merged):
+    a name another config writes only in a prompt, or that only groups name, is not. A run of
+    some files only (pre-commit's, `--diff`) does not parse the rest of the tree, and takes
+    a name any file outside the run writes for one it may define. Outside the harness's own tree a
     member may also be one of the harness's built-in tasks (lm-eval 0.4.13's, listed from the
     release: `lm-eval-task-elsewhere`, a note); one that is neither fails the group ("not a
     registered task"), unless an `--include_path` outside the repository defines it.
@@ -366,7 +386,14 @@ def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule("lm-eval-task-elsewhere", Severity.NOTE, kinds=lmeval.KINDS, reads_files=True)
+@rule(
+    "lm-eval-task-elsewhere",
+    Severity.NOTE,
+    kinds=lmeval.KINDS,
+    reads_files=True,
+    reads_project=True,
+    keeps=_group_keys,
+)
 def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A group names a built-in task of the harness, which this repository does not define.
 

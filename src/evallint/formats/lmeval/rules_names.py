@@ -1,0 +1,107 @@
+"""Which task, group and tag names a tree defines, for the members a group names.
+
+The harness registers each `*.yaml` config it indexes under its `task`, `group` and `tag` (its
+includes merged in). The project keeps those three keys of every config it holds (`Kind.held`),
+so a name one of them writes is looked up, not searched for. A name can still come from a file
+the project does not hold as a config: a template a config includes (often with no extension),
+a file of another kind or one that does not parse, or, in a partial run, any file outside it.
+Only when a name is registered by no held config are those files' words read, once a run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.formats.lmeval import kinds as lmeval
+from evallint.model import JSON
+from evallint.project import Kept
+from evallint.records import record
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.project import Project
+    from evallint.rules.api import Context
+
+# What a task, group or tag name is made of, as bytes; the YAML text around names (quotes,
+# brackets, commas, colons) is turned to spaces, and what is left split into words, at C speed.
+_NAME = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_.\-+]*")
+_SPACES = bytes.maketrans(b"\"',[]{}:#|&*!>", b" " * 14)
+
+
+def defined_elsewhere(name: str, doc: Document, ctx: Context) -> bool:
+    """Whether a file other than `doc` registers `name`, or may (writes it, and the project
+    does not hold it as a config whose keys say what it registers)."""
+    project = ctx.project
+    found = project.facts.get(registered, project)
+    if any(path != doc.path for path in found.names.get(name, ())):
+        return True
+    word = name.encode("utf-8", "surrogateescape")
+    if _NAME.fullmatch(word) is None:
+        return True  # not a word the search keeps: not decided, so not reported
+    return word in project.facts.get(unheld_words, project, ctx)
+
+
+@record
+class Registered:
+    """The names the project's configs register by their own keys, and those configs."""
+
+    names: dict[str, tuple[str, ...]]  # name -> the first two configs that register it
+    held: frozenset[str]  # the configs: `*.yaml`, read whole, a mapping
+
+
+def registered(project: Project) -> Registered:
+    """What the project's configs register: worked out once a project."""
+    names: dict[str, tuple[str, ...]] = {}
+    held = []
+    for path, entry in project.entries.items():
+        if entry.kind is not lmeval.TASK or not path.endswith(".yaml"):
+            continue
+        data = entry.data
+        if not isinstance(data, dict) or not (
+            entry.ok if isinstance(entry, Kept) else entry.doc.ok
+        ):
+            continue
+        held.append(path)
+        for name in _names(data):
+            found = names.get(name, ())
+            if len(found) < 2 and path not in found:
+                names[name] = (*found, path)
+    return Registered(names, frozenset(held))
+
+
+def _names(data: dict[str, JSON]) -> Iterator[str]:
+    """The names a config's own keys register, and those of the groups and tasks its `task`
+    list defines in place (a member written as a mapping)."""
+    for key in ("group", "tag"):
+        yield from _strings(data.get(key))
+    task = data.get("task")
+    if isinstance(task, str):
+        yield task
+    for item in task if isinstance(task, list) else ():
+        if isinstance(item, dict):
+            yield from _names(item)
+
+
+def _strings(value: JSON) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        yield from (v for v in value if isinstance(v, str))
+
+
+def unheld_words(project: Project, ctx: Context) -> frozenset[bytes]:
+    """The words of the tree's YAML files and extension-less templates that the project does
+    not hold as configs (`Registered.held`). Read once a run, by a run that asks."""
+    others = ctx.others
+    if others is None:
+        return frozenset()
+    held = project.facts.get(registered, project).held
+    words: set[bytes] = set()
+    for path in ctx.files:
+        if path not in held and (path.endswith(".yaml") or "." not in path.rpartition("/")[2]):
+            raw = others.raw(path)
+            if isinstance(raw, bytes):
+                words.update(raw.translate(_SPACES).split())
+    return frozenset(words)
