@@ -455,6 +455,34 @@ def test_a_group_naming_what_no_file_defines() -> None:
     assert found[1].message.endswith("did you mean 'hellaswag'?")
 
 
+def test_one_module_text_in_many_folders_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness tree copies its helper modules into many folders: each text is parsed once
+    a run, and each copy still answers for its own folder."""
+    import evallint.parse.python as python
+
+    parsed: list[bytes] = []
+    real = python.read_module
+
+    def counted(raw: bytes) -> python.Module:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(python, "read_module", counted)
+    task = TASK.replace("utils.process_docs", "utils.process_dcos")
+    files = {f"tasks/{name}/{name}.yaml": task.replace("demo", name) for name in ("a", "b")}
+    files |= {f"tasks/{name}/utils.py": UTILS for name in ("a", "b")}
+    got = [(d.path, d.rule, d.message.partition(": ")[2]) for d in lint_files(files)]
+    assert got == [
+        (
+            f"tasks/{name}/{name}.yaml",
+            "lm-eval-function",
+            f"tasks/{name}/utils.py defines no 'process_dcos'; did you mean 'process_docs'?",
+        )
+        for name in ("a", "b")
+    ]
+    assert len(parsed) == 1
+
+
 def test_a_member_is_what_a_config_registers_not_any_text() -> None:
     """lm-eval 0.4.13 registers a config's `task`, `group` and `tag` (its includes merged): a
     name another config writes only in a prompt, or that two groups name, is registered by
