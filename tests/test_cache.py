@@ -373,8 +373,10 @@ def test_a_split_map_keeps_the_order_of_its_items() -> None:
 def test_a_whole_run_neither_loads_the_cache_nor_asks_git_for_keys(
     r: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every eval file is in the run: no summary of another file is needed."""
+    """Every eval file is in the run: no summary of another file is needed. A file of the
+    run that is of no kind (read, and skipped) is not outside it either."""
     _lint(r, ["datasets/d0.yaml"])  # a cache on disk, as a warm run would find it
+    (r.root / "notes.json").write_text('{"a": 1}\n', encoding="utf-8")
 
     def refuse(*args: object) -> None:
         raise AssertionError("a whole run asked for the cache")
@@ -383,7 +385,7 @@ def test_a_whole_run_neither_loads_the_cache_nor_asks_git_for_keys(
     monkeypatch.setattr(TreeCache, "kept", refuse)
     monkeypatch.setattr(run_module, "_asks_many", lambda paths, store: True)
     tree = sorted(p.relative_to(r.root).as_posix() for p in r.root.rglob("*.yaml"))
-    tree = [p for p in tree if not p.startswith(".")]
+    tree = sorted([p for p in tree if not p.startswith(".")] + ["notes.json"])
     store, _ = open_cache(r.root, True, Config(), tree, enabled=True)
     report = lint(tree, FsSource(r.root), Config(), tree=tree, store=store)
     assert [d.rule for d in report.diagnostics] == ["unknown-ref-version"]

@@ -63,12 +63,14 @@ def build(
     jobs: int | None = None,
     files: frozenset[str] | None = None,
     asks: Sequence[Asks] = (),
+    seen: frozenset[str] = frozenset(),
 ) -> Indexed:
     """`also`: base versions of changed and deleted files, whose ids count as the run's too;
     `gone`: files the change deletes; `store`: summaries from earlier runs; `jobs`: processes
     that summarize the files no summary is kept for (None: every core, for many files);
     `files`: the tree as a set, when the caller has one; `asks`: what the active rules say a
-    definer asks of the files that refer to it (`Rule.asks`)."""
+    definer asks of the files that refer to it (`Rule.asks`); `seen`: files of the run it read
+    and found to be of no kind, which are not outside it."""
     defined = impact.defined_ids([*linted, *also])
     if linted and not (defined or also or gone) and not any(_reaches(e) for e in linted):
         # Nothing of the rest of the tree can matter to the run's files, nor they to it: no
@@ -76,7 +78,7 @@ def build(
         # A run of no files still summarizes the tree: that warms the cache and the memo.
         return Indexed(Project(linted), ())
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
-    run = _Run(linted, defined, named, gone, tuple(asks), source, config, store)
+    run = _Run(linted, defined, named, gone, tuple(asks), source, config, store, seen)
     changed = memo_changes(store, len(tree), len(linted))
     memo = store.memo() if store is not None and changed is not None else None
     if memo is not None and changed is not None and files is not None:
@@ -104,6 +106,7 @@ class _Run:
     source: Source
     config: Config
     store: Store | None
+    seen: frozenset[str] = frozenset()  # files of the run of no kind (see `build`)
 
     def load(self, path: str, kind: Kind) -> Entry:
         return load_definer(path, kind, self.source, self.config)
@@ -134,6 +137,8 @@ def _from_summaries(
     `changed` (`memo_changes`), the memo of the base's tree is made from them too."""
     store = run.store
     rest = _rest(eval_files(tree), run.linted)
+    if run.seen:  # a whole run of a tree with files of no kind has no rest either
+        rest = [path for path in rest if path not in run.seen]
     # A whole run has no rest: it neither loads the cache nor asks git for content keys.
     has = store is not None and bool(rest)
     cache = _Kept(

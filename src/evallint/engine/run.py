@@ -16,7 +16,7 @@ from evallint.engine.readers import readers
 from evallint.engine.summary import Store
 from evallint.io.source import Overlay, Source
 from evallint.kinds import companions
-from evallint.model import Checked, Diagnostic, FileSet, Report
+from evallint.model import Checked, Diagnostic, FileSet, Report, Skipped
 from evallint.project import Entry, Project
 from evallint.read import read_entry
 from evallint.records import replace
@@ -78,7 +78,7 @@ def lint(
     asks = tuple(r.asks for r, _ in run.active if r.asks is not None)
     indexed = index.build(
         entries, tree, source, config, also=also, gone=gone, store=store, jobs=jobs,
-        files=run.files, asks=asks,
+        files=run.files, asks=asks, seen=_no_kind(skipped),
     )  # fmt: skip
     head = indexed.project
     base = base_of(head, baseline)  # built once
@@ -244,6 +244,11 @@ def _same_key(out: list[Diagnostic], d: Diagnostic) -> Iterator[Diagnostic]:
         if earlier.sort_key() != key:
             return
         yield earlier
+
+
+def _no_kind(skipped: Sequence[Skipped]) -> frozenset[str]:
+    """The files of the run read and found to be of no kind: not outside it (`index.build`)."""
+    return frozenset(s.path for s in skipped if not (s.unreadable or s.claimed))
 
 
 def _unread(entries: Sequence[Entry], diagnostics: Sequence[Diagnostic]) -> set[str]:
