@@ -211,7 +211,7 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     on use and holds what `Kind.shared` names, as the whole document said it."""
     import pickle
 
-    from evallint.project import Kept, shared_only
+    from evallint.project import ABSENT, Kept, shared_only
     from evallint.records import FrozenRecordError
 
     text = '{"schema_version": "0.2.0", "evaluation_id": "e1", "evaluation_results": []}'
@@ -234,6 +234,9 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     held = shared_only(_entry("tasks/t.yaml", config))
     assert isinstance(held, Kept) and held.doc.data == {"task": "t", "tag": None}
     assert pickle.loads(pickle.dumps(held)).doc.data == {"task": "t", "tag": None}
+    assert (held.top("task"), held.top("tag"), held.top("group")) == ("t", None, ABSENT)
+    assert held.top("dataset_path") is ABSENT  # not kept: not known to the project
+    assert held.sound and held.solid().top("tag") is None and held.solid().sound
     # A dataset shares no key: an empty mapping, or nothing when it is not a mapping.
     assert shared_only(_entry("datasets/d.yaml", "id: d\nquestions: []\n")).doc.data == {}
     assert shared_only(_entry("datasets/e.yaml", "- a\n")).doc.data is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter, itemgetter
+from types import EllipsisType
 from typing import Protocol, cast
 
 from evallint.facts import Facts
@@ -85,6 +86,18 @@ class Entry:
         """The document's data (a `Kept` makes only this, not the document)."""
         return self.doc.data
 
+    def top(self, key: str) -> JSON | EllipsisType:
+        """The value of a top-level key, `ABSENT` when the data is no mapping or lacks it (a
+        `Kept` looks it up among its values: a rule reading one key of thousands of files
+        makes no mapping for each)."""
+        data = self.data
+        return data.get(key, ABSENT) if isinstance(data, dict) else ABSENT
+
+    @property
+    def sound(self) -> bool:
+        """Whether the file parsed whole (a `Kept` knows without making its document)."""
+        return self.doc.ok
+
     def solid(self) -> Entry:
         """The entry with its document held (see `Kept`)."""
         return self
@@ -139,6 +152,18 @@ class Kept(Entry):
             return {} if value is ABSENT else {keys[0]: value}
         values = cast(tuple[JSON, ...], value)
         return {k: v for k, v in zip(keys, values, strict=True) if v is not ABSENT}
+
+    def top(self, key: str) -> JSON | EllipsisType:
+        keys = self.kind.kept_keys
+        if not self._mapping or key not in keys:
+            return ABSENT
+        if len(keys) == 1:
+            return self._value
+        return cast(tuple[JSON, ...], self._value)[keys.index(key)]
+
+    @property
+    def sound(self) -> bool:
+        return self.ok
 
     def solid(self) -> Entry:
         return Entry(self.doc, self.kind, items=self.items)

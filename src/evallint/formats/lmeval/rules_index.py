@@ -117,10 +117,12 @@ def _name(path: str, data: object) -> str | None:
 def _by_name(project: Project) -> dict[str, list[str]]:
     """Task name -> the configs that write it as their `task`, in path order."""
     out: dict[str, list[str]] = {}
-    kind = lmeval.TASK.name
-    for path in sorted(p for p, e in project.entries.items() if e.kind.name == kind):
-        data = project.entries[path].data
-        task = data.get("task") if isinstance(data, dict) else None
-        if path.endswith(".yaml") and isinstance(task, str) and task:
-            out.setdefault(task, []).append(path)
+    kind = lmeval.TASK
+    for path, entry in project.entries.items():
+        if entry.kind is kind and path.endswith(".yaml"):
+            task = entry.top("task")
+            if isinstance(task, str) and task:
+                out.setdefault(task, []).append(path)
+    for paths in out.values():
+        paths.sort()
     return out

@@ -11,12 +11,13 @@ Only when a name is registered by no held config are those files' words read, on
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
 from evallint.formats.lmeval import kinds as lmeval
 from evallint.model import JSON
-from evallint.project import Kept
+from evallint.project import ABSENT
 from evallint.records import record
 
 if TYPE_CHECKING:
@@ -56,35 +57,39 @@ def registered(project: Project) -> Registered:
     names: dict[str, tuple[str, ...]] = {}
     held = []
     for path, entry in project.entries.items():
-        if entry.kind is not lmeval.TASK or not path.endswith(".yaml"):
+        if entry.kind is not lmeval.TASK or not path.endswith(".yaml") or not entry.sound:
             continue
-        data = entry.data
-        if not isinstance(data, dict) or not (
-            entry.ok if isinstance(entry, Kept) else entry.doc.ok
-        ):
-            continue
+        if entry.top("task") is ABSENT and not isinstance(entry.data, dict):
+            continue  # no mapping: the harness indexes nothing of it
         held.append(path)
-        for name in _names(data):
+        for name in _names(entry.top):
             found = names.get(name, ())
             if len(found) < 2 and path not in found:
                 names[name] = (*found, path)
     return Registered(names, frozenset(held))
 
 
-def _names(data: dict[str, JSON]) -> Iterator[str]:
-    """The names a config's own keys register, and those of the groups and tasks its `task`
-    list defines in place (a member written as a mapping)."""
+def _names(top: Callable[[str], JSON | EllipsisType]) -> Iterator[str]:
+    """The names a config's own keys register (`top`: its value of a key), and those of the
+    groups and tasks its `task` list defines in place (a member written as a mapping)."""
     for key in ("group", "tag"):
-        yield from _strings(data.get(key))
-    task = data.get("task")
+        yield from _strings(top(key))
+    task = top("task")
     if isinstance(task, str):
         yield task
     for item in task if isinstance(task, list) else ():
         if isinstance(item, dict):
-            yield from _names(item)
+            yield from _names(_getter(item))
 
 
-def _strings(value: JSON) -> Iterator[str]:
+def _getter(data: dict[str, JSON]) -> Callable[[str], JSON | EllipsisType]:
+    def top(key: str) -> JSON | EllipsisType:
+        return data.get(key, ABSENT)
+
+    return top
+
+
+def _strings(value: JSON | EllipsisType) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):
