@@ -333,9 +333,10 @@ def test_a_worker_keeps_nothing_of_a_record_it_has_sent(monkeypatch: pytest.Monk
     files = {**_records(5), "rubrics/tone.yaml": RUBRIC_TEXT}
     paths = sorted(files)
     pipe = _Pipe()
-    mine = paths[1::2]  # the second of two workers
     places = range(1, len(paths), 2)
-    share = parallel._read_share(pipe, mine, places, _run(), DictSource(files))  # type: ignore[arg-type]
+    mine = [paths[p] for p in places]  # every other file: what one worker took
+    taken = [range(p, p + 1) for p in places]
+    share = parallel._read_share(pipe, paths, taken, _run(), DictSource(files))  # type: ignore[arg-type]
     _, _, left, kept, sent = share
     assert len(pipe.sent) == 2  # three files, two a message
     assert list(kept) == [p for p in mine if p.startswith("rubrics/")]
@@ -344,24 +345,22 @@ def test_a_worker_keeps_nothing_of_a_record_it_has_sent(monkeypatch: pytest.Monk
     assert [mine[w] for w in left if isinstance(w, int)] == records
 
 
-def test_a_folder_goes_whole_to_one_worker_and_a_large_one_is_dealt() -> None:
-    """Workers share a folder's YAML files whole (its templates and modules are then parsed
-    by one worker); a folder of more than a share's eighth part, and every other file (a
-    datastore's two large record files in one folder), are dealt file by file. Every place is
-    in exactly one share, each share ascending."""
+def test_the_files_are_cut_in_ranges_of_one_folder_that_workers_take_in_turn() -> None:
+    """A range holds one folder's files (its templates and modules are then parsed by one
+    worker), at most `size` of them; every place is in one range, in order. Workers take the
+    next range as each finishes one: together they take each once, each its own in order."""
     paths = [f"a/{i:02}.yaml" for i in range(3)] + [f"b/{i:02}.yaml" for i in range(40)]
     paths += [f"c/{i}.yaml" for i in range(2)] + ["d/x/1.yaml", "d/x/2.yaml", "e.yaml"]
-    paths += ["f/1.jsonl", "f/2.jsonl"]
-    split = parallel.shares(paths, 2)
-    assert sorted(p for share in split for p in share) == list(range(len(paths)))
-    assert all(list(share) == sorted(share) for share in split)
-    folders = [{paths[p].rpartition("/")[0] for p in share} for share in split]
-    assert "a" in folders[0] and "a" not in folders[1]  # whole
-    for dealt in ("b", "f"):  # 40 of 50: dealt; records: dealt
-        assert dealt in folders[0] and dealt in folders[1]
-    for small in ("c", "d/x", ""):
-        assert sum(small in f for f in folders) == 1
-    assert abs(len(split[0]) - len(split[1])) <= 3
+    ranges = parallel.chunks(paths, size=16)
+    assert [p for r in ranges for p in r] == list(range(len(paths)))
+    assert [len(r) for r in ranges] == [3, 16, 16, 8, 2, 2, 1]
+    assert all(len({paths[p].rpartition("/")[0] for p in r}) == 1 for r in ranges)
+    import multiprocessing
+
+    taken = multiprocessing.get_context("fork").Value("q", 0)
+    first, second = parallel._taken(ranges, taken), parallel._taken(ranges, taken)
+    got = [next(first), next(second), next(second), *first, *second]
+    assert got == ranges
 
 
 def test_workers_keep_what_is_not_a_bare_record_and_get_the_index() -> None:

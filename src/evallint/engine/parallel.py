@@ -212,11 +212,11 @@ class Serial:
 
 
 # What forked workers run, set just before the fork, inherited, never pickled.
-_JOB: tuple[Sequence[str], list[array[int]], Run, Source] | None = None
+_JOB: tuple[Sequence[str], list[range], Any, Run, Source] | None = None
 
 
 class Forked:
-    """Each of `count` workers reads its share of the files (`shares`), sends
+    """Each of `count` workers reads its share of the files (`chunks`, taken in turn), sends
     them as it reads them (`_read_share`), and checks them once the parent sends the index.
     When every file waiting for phase two is a bare `Kept` (a datastore's records), the workers
     hand them over instead and end, and no index is sent: workers forked again once the
@@ -226,7 +226,11 @@ class Forked:
         global _JOB
         self._paths, self._run, self._source = paths, run, source
         self._handed: list[Entry] | None = None  # what waits, when the workers handed it over
-        _JOB = (paths, shares(paths, count), run, source)
+        import multiprocessing
+
+        # The next of `chunks` to take, shared by the workers (forked with it).
+        taken = multiprocessing.get_context("fork").Value("q", 0)
+        _JOB = (paths, chunks(paths), taken, run, source)
         try:
             self._conns, self._procs = _spawn(_work, count)
         finally:
@@ -350,33 +354,33 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
             entries.append(mine.get(entry.path) or entry)
 
 
-def shares(paths: Sequence[str], count: int) -> list[array[int]]:
-    """Each worker's share of `paths`, as places in it, ascending. A folder's YAML files go
-    whole to the worker with the fewest files so far: configs read the same templates and
-    modules, which each worker would otherwise parse again. Other files (datastores, whose
-    records can be large) and a folder of more YAML files than a share's `_SPREAD`-th part
-    are dealt file by file, so large and small files still mix."""
-    out = [array("q") for _ in range(count)]
-    spread = max(1, len(paths) // (count * _SPREAD))
+def chunks(paths: Sequence[str], size: int = 64) -> list[range]:
+    """The run's paths cut into ranges of places, each in one folder and of at most `size`
+    files, which the workers take in turn as each finishes the last (`_taken`): a worker that
+    drew the costly folders takes fewer. A folder's files are read by one worker where they
+    fit one range (configs read the same templates and modules, which each worker would
+    otherwise parse again); `size` bounds what the last worker still reads alone."""
+    out: list[range] = []
     start = 0
     while start < len(paths):
         folder = paths[start].rpartition("/")[0]
         end = start + 1
-        while end < len(paths) and paths[end].rpartition("/")[0] == folder:
+        while end < len(paths) and end - start < size and paths[end].rpartition("/")[0] == folder:
             end += 1
-        configs = [p for p in range(start, end) if paths[p].lower().endswith(_CONFIGS)]
-        whole = configs if len(configs) <= spread else []
-        min(out, key=len).extend(whole)
-        taken = set(whole)
-        for place in range(start, end):
-            if place not in taken:
-                out[place % count].append(place)
+        out.append(range(start, end))
         start = end
-    return [array("q", sorted(share)) for share in out]
+    return out
 
 
-_CONFIGS = (".yaml", ".yml")
-_SPREAD = 8
+def _taken(ranges: Sequence[range], taken: Any) -> Iterator[range]:
+    """The ranges this worker takes, in order: each the next no worker has taken."""
+    while True:
+        with taken.get_lock():
+            at = taken.value
+            taken.value = at + 1
+        if at >= len(ranges):
+            return
+        yield ranges[at]
 
 
 def _placed(read: Iterable[str], mine: Sequence[str], places: Sequence[int]) -> Iterator[int]:
@@ -397,28 +401,35 @@ Left = Waiting | int
 
 
 def _read_share(
-    conn: Connection, mine: Sequence[str], share: Sequence[int], run: Run, source: Source
+    conn: Connection, paths: Sequence[str], share: Iterable[range], run: Run, source: Source
 ) -> tuple[list[Diagnostic], list[tuple[int, Skipped]], list[Left], dict[str, Entry], array[int]]:
-    """Phase one of a worker's share, INDEX_CHUNK files at a time, each chunk's entries sent
-    as soon as they are read. A bare `Kept` (a datastore's record) is kept by no one here once
-    sent, so a worker's memory does not grow with its share; other entries (definers, slim
-    files) are kept, as the index is built from them without sending them back."""
+    """Phase one of a worker's share, a range of places at a time (ascending), each range's
+    entries sent as soon as they are read. A bare `Kept` (a datastore's record) is kept by no
+    one here once sent, so a worker's memory does not grow with its share; other entries
+    (definers, slim files) are kept, as the index is built from them without sending them
+    back."""
     diagnostics: list[Diagnostic] = []
     passed: list[tuple[int, Skipped]] = []
     left: list[Left] = []
     kept: dict[str, Entry] = {}
     sent = array("q")  # the place in the run's paths of each entry sent, in order
-    for start in range(0, len(mine), INDEX_CHUNK):
-        part, at = mine[start : start + INDEX_CHUNK], share[start : start + INDEX_CHUNK]
+    out: list[Sent] = []  # read, not yet sent: a message carries up to INDEX_CHUNK files
+    for at in share:
+        part = [paths[i] for i in at]
         entries, found, skipped, pending = read_all(part, source, run)
         diagnostics += found
         places = list(_placed((e.path for e in entries), part, at))
-        conn.send(("part", [_sent(e, p) for e, p in zip(entries, places, strict=True)]))
+        out += (_sent(e, p) for e, p in zip(entries, places, strict=True))
+        if len(out) >= INDEX_CHUNK:
+            conn.send(("part", out))
+            out = []
         passed += zip(_placed((s.path for s in skipped), part, at), skipped, strict=True)
         bare = {id(e): len(sent) + i for i, e in enumerate(entries) if type(e) is Kept}
         left += [bare.get(id(w), w) if type(w) is Kept else w for w in pending]
         kept.update((e.path, e) for e in entries if type(e) is not Kept)
         sent.extend(places)
+    if out:
+        conn.send(("part", out))
     return diagnostics, passed, left, kept, sent
 
 
@@ -460,11 +471,10 @@ def _message(conn: Connection) -> tuple[str, Any]:
 
 def _work(conn: Connection, first: int) -> None:
     assert _JOB is not None
-    paths, split, run, source = _JOB
-    share = split[first]
+    paths, ranges, taken, run, source = _JOB
     try:
         diagnostics, passed, left, kept, sent = _read_share(
-            conn, [paths[i] for i in share], share, run, source
+            conn, paths, _taken(ranges, taken), run, source
         )
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
         handed = left if all(isinstance(w, int) for w in left) else None
