@@ -11,7 +11,6 @@ Only when a name is registered by no held config are those files' words read, on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
 from types import EllipsisType
 from typing import TYPE_CHECKING
 
@@ -35,8 +34,7 @@ def defined_elsewhere(name: str, doc: Document, ctx: Context) -> bool:
     """Whether a file other than `doc` registers `name`, or may (writes it, and the project
     does not hold it as a config whose keys say what it registers)."""
     project = ctx.project
-    found = project.facts.get(registered, project)
-    if any(path != doc.path for path in found.names.get(name, ())):
+    if project.facts.get(registered, project).elsewhere(name, doc.path):
         return True
     word = name.encode("utf-8", "surrogateescape")
     if _NAME.fullmatch(word) is None:
@@ -48,52 +46,51 @@ def defined_elsewhere(name: str, doc: Document, ctx: Context) -> bool:
 class Registered:
     """The names the project's configs register by their own keys, and those configs."""
 
-    names: dict[str, tuple[str, ...]]  # name -> the first two configs that register it
+    first: dict[str, str]  # name -> the first config that registers it
+    many: set[str]  # the names more than one config registers
     held: frozenset[str]  # the configs: `*.yaml`, read whole, a mapping
+
+    def elsewhere(self, name: str, path: str) -> bool:
+        """Whether a config other than `path` registers `name`."""
+        first = self.first.get(name)
+        return first is not None and (first != path or name in self.many)
 
 
 def registered(project: Project) -> Registered:
     """What the project's configs register: worked out once a project."""
-    names: dict[str, tuple[str, ...]] = {}
+    first: dict[str, str] = {}
+    many: set[str] = set()
     held = []
     for path, entry in project.entries.items():
         if entry.kind is not lmeval.TASK or not path.endswith(".yaml") or not entry.sound:
             continue
-        if entry.top("task") is ABSENT and not isinstance(entry.data, dict):
+        top = entry.top
+        task = top("task")
+        if task is ABSENT and not isinstance(entry.data, dict):
             continue  # no mapping: the harness indexes nothing of it
         held.append(path)
-        for name in _names(entry.top):
-            found = names.get(name, ())
-            if len(found) < 2 and path not in found:
-                names[name] = (*found, path)
-    return Registered(names, frozenset(held))
+        for name in _names(task, top("group"), top("tag")):
+            if first.setdefault(name, path) != path:
+                many.add(name)
+    return Registered(first, many, frozenset(held))
 
 
-def _names(top: Callable[[str], JSON | EllipsisType]) -> Iterator[str]:
-    """The names a config's own keys register (`top`: its value of a key), and those of the
-    groups and tasks its `task` list defines in place (a member written as a mapping)."""
-    for key in ("group", "tag"):
-        yield from _strings(top(key))
-    task = top("task")
-    if isinstance(task, str):
-        yield task
+Value = JSON | EllipsisType
+
+
+def _names(task: Value, group: Value, tag: Value) -> list[str]:
+    """The names a config's `task`, `group` and `tag` register, and those of the groups and
+    tasks its `task` list defines in place (a member written as a mapping)."""
+    out = [task] if isinstance(task, str) else []
+    for value in group, tag:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [v for v in value if isinstance(v, str)]
     for item in task if isinstance(task, list) else ():
         if isinstance(item, dict):
-            yield from _names(_getter(item))
-
-
-def _getter(data: dict[str, JSON]) -> Callable[[str], JSON | EllipsisType]:
-    def top(key: str) -> JSON | EllipsisType:
-        return data.get(key, ABSENT)
-
-    return top
-
-
-def _strings(value: JSON | EllipsisType) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        yield from (v for v in value if isinstance(v, str))
+            out += _names(item.get("task"), item.get("group"), item.get("tag"))
+    return out
 
 
 def unheld_words(project: Project, ctx: Context) -> frozenset[bytes]:
