@@ -302,3 +302,35 @@ def test_the_harness_index_drops_what_the_index_rules_report(tmp_path: Path) -> 
         ("b/a.yaml", "lm-eval-duplicate-task"),
         ("demo.yaml", "lm-eval-group-task"),
     ]
+
+
+def test_a_group_member_is_what_the_harness_registers(tmp_path: Path) -> None:
+    """A name another config writes only in a prompt, or that only groups name, is no member
+    lm-eval 0.4.13 finds; a tag a template gives through `include:` is: the harness's own
+    verdict on each group, and evallint's errors on exactly those."""
+    python = _oracle_python()
+    files = {
+        "demo/demo.yaml": "task: demo\ndataset_path: d\ndoc_to_text: 'like ghost'\n",
+        "demo/_t_yaml": "tag: [tmpl_tag]\ndataset_path: d\n",
+        "demo/t.yaml": "include: _t_yaml\ntask: t\n",
+        "demo/_g.yaml": "group: g\ntask: [demo, tmpl_tag, ghost]\n",
+        "demo/_h.yaml": "group: h\ntask:\n  - g\n  - twice\n",
+        "demo/_k.yaml": "group: k\ntask: [twice, t]\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [str(python), str(ORACLE), str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    verdicts = json.loads(done.stdout)
+    members = {path: v for path, v in verdicts.items() if v.startswith("member:")}
+    assert members == {
+        "demo/_g.yaml": "member:ghost",
+        "demo/_h.yaml": "member:twice",
+        "demo/_k.yaml": "member:twice",
+    }
+    report = lint(sorted(files), FsSource(tmp_path), Config(), tree=sorted(files))
+    found = {(d.path, d.rule, d.message.split("'")[1]) for d in report.diagnostics}
+    assert found == {(p, "lm-eval-unknown-task", v.partition(":")[2]) for p, v in members.items()}
