@@ -8,7 +8,7 @@ engine places a finding with `path` in that file and drops repeats.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.lmeval import kinds as lmeval
@@ -24,7 +24,7 @@ from evallint.formats.lmeval.rules_read import (
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.parse import format_of
 from evallint.rules.api import within
-from evallint.rules.base import rule
+from evallint.rules.base import Check, Rule, rule
 from evallint.suggest import suggest
 from evallint.validation.schemas import load_schema
 
@@ -328,16 +328,20 @@ def _group_keys(doc: Document) -> list[Pointer]:
     return [("task",), ("group",), ("tag",), *inline]
 
 
-# A group's members are looked up among the names every config registers (`rules_names.py`): the
-# rules read the project.
-@rule(
-    "lm-eval-unknown-task",
-    Severity.ERROR,
-    kinds=lmeval.KINDS,
-    reads_files=True,
-    reads_project=True,
-    keeps=_group_keys,
-)
+def _member_rule(rule_id: str, severity: Severity) -> Callable[[Check], Rule]:
+    """A rule on a group's members, which are looked up among the names every config registers
+    (`rules_names.py`): it reads the project."""
+    return rule(
+        rule_id,
+        severity,
+        kinds=lmeval.KINDS,
+        reads_files=True,
+        reads_project=True,
+        keeps=_group_keys,
+    )
+
+
+@_member_rule("lm-eval-unknown-task", Severity.ERROR)
 def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A group names a task, group or tag that is defined nowhere.
 
@@ -386,14 +390,7 @@ def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@rule(
-    "lm-eval-task-elsewhere",
-    Severity.NOTE,
-    kinds=lmeval.KINDS,
-    reads_files=True,
-    reads_project=True,
-    keeps=_group_keys,
-)
+@_member_rule("lm-eval-task-elsewhere", Severity.NOTE)
 def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
     """A group names a built-in task of the harness, which this repository does not define.
 
