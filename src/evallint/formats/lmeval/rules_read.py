@@ -10,7 +10,6 @@ writes the tag (dots are folders), else as an installed module.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -371,17 +370,20 @@ def _source(folder: str, module: str, name: str, ctx: Context) -> tuple[str, str
     return tried[0], None
 
 
-@functools.lru_cache(maxsize=2)
-def harness_roots(files: frozenset[str]) -> list[str]:
-    """The folders that hold the harness's own task package (`lm_eval/tasks/`, with its index
-    and manager beside the task folders): the built-in tasks are all there."""
-    return [
-        path.removesuffix("_index.py")
-        for path in files
-        if path.endswith("_index.py")
-        and path.removesuffix("_index.py") + "manager.py" in files
-        and path.removesuffix("_index.py") + "__init__.py" in files
-    ]
+def in_harness(path: str, files: frozenset[str]) -> bool:
+    """Whether the file is in the harness's own task package (`lm_eval/tasks/`, with its index
+    and manager beside the task folders), where the built-in tasks all are: a folder above it
+    holds all three. A few lookups a file, whatever the tree's size."""
+    folder = path
+    while folder:
+        folder = folder.rpartition("/")[0]
+        at = f"{folder}/" if folder else ""
+        if all(at + name in files for name in _PACKAGE):
+            return True
+    return False
+
+
+_PACKAGE = ("_index.py", "manager.py", "__init__.py")
 
 
 def is_task(doc: Document) -> bool:

@@ -16,7 +16,7 @@ from evallint.formats.lmeval.kinds_builtin import builtin
 from evallint.formats.lmeval.rules_names import defined_elsewhere
 from evallint.formats.lmeval.rules_read import (
     chain,
-    harness_roots,
+    in_harness,
     is_task,
     references,
     templates,
@@ -306,7 +306,7 @@ def _unknown_members(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str
 
 
 def _in_harness(doc: Document, ctx: Context) -> bool:
-    return any(doc.path.startswith(root) for root in harness_roots(ctx.files))
+    return in_harness(doc.path, ctx.files)
 
 
 # A did-you-mean looks through some 15,000 built-in names: given for a file's first few only.
