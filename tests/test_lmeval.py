@@ -483,6 +483,19 @@ def test_one_module_text_in_many_folders_is_parsed_once(monkeypatch: pytest.Monk
     assert len(parsed) == 1
 
 
+def test_the_harnesss_own_package_is_found_above_a_file() -> None:
+    from evallint.formats.lmeval.rules_read import in_harness
+
+    package = frozenset({"lm_eval/tasks/_index.py", "lm_eval/tasks/manager.py"})
+    files = package | {"lm_eval/tasks/__init__.py"}
+    assert in_harness("lm_eval/tasks/arc/arc.yaml", files)
+    assert in_harness("lm_eval/tasks/_g.yaml", files)
+    assert not in_harness("lm_eval/other/arc.yaml", files)
+    assert not in_harness("lm_eval/tasks/arc/arc.yaml", package)  # no __init__.py
+    root = frozenset({"_index.py", "manager.py", "__init__.py"})
+    assert in_harness("arc/arc.yaml", root) and in_harness("g.yaml", root)
+
+
 def test_a_member_is_what_a_config_registers_not_any_text() -> None:
     """lm-eval 0.4.13 registers a config's `task`, `group` and `tag` (its includes merged): a
     name another config writes only in a prompt, or that two groups name, is registered by
