@@ -39,7 +39,7 @@ def defined_elsewhere(name: str, doc: Document, ctx: Context) -> bool:
     word = name.encode("utf-8", "surrogateescape")
     if _NAME.fullmatch(word) is None:
         return True  # not a word the search keeps: not decided, so not reported
-    return word in project.facts.get(unheld_words, project, ctx)
+    return word in unheld_words(project, ctx)
 
 
 @record
@@ -95,10 +95,15 @@ def _names(task: Value, group: Value, tag: Value) -> list[str]:
 
 def unheld_words(project: Project, ctx: Context) -> frozenset[bytes]:
     """The words of the tree's YAML files and extension-less templates that the project does
-    not hold as configs (`Registered.held`). Read once a run, by a run that asks."""
+    not hold as configs (`Registered.held`). Read once a run and view of the files (a `--diff`
+    run asks of the files as the base had them too), by a run that asks."""
     others = ctx.others
     if others is None:
         return frozenset()
+    key = ("lm-eval-unheld-words", id(project))
+    found = others.memo.get(key)
+    if isinstance(found, frozenset):
+        return found
     held = project.facts.get(registered, project).held
     words: set[bytes] = set()
     for path in ctx.files:
@@ -106,4 +111,5 @@ def unheld_words(project: Project, ctx: Context) -> frozenset[bytes]:
             raw = others.raw(path)
             if isinstance(raw, bytes):
                 words.update(raw.translate(_SPACES).split())
-    return frozenset(words)
+    others.memo[key] = found = frozenset(words)
+    return found
