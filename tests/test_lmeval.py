@@ -737,3 +737,30 @@ def test_the_version_rule_runs_under_base_as_under_diff(tmp_path: Path, run: Run
     assert [(d["path"], d["line"], d["rule"]) for d in json.loads(out)["diagnostics"]] == [
         ("tasks/demo/_template_yaml", 3, "lm-eval-version-not-bumped")
     ]
+
+
+@pytest.mark.parametrize("how", ["diff", "named"])
+def test_deleting_a_config_reports_the_groups_naming_its_task(tmp_path: Path, how: str) -> None:
+    """A group names its members by the names their configs register, not by path: deleting
+    the config that registers one breaks the group (lm-eval 0.4.13: "not a registered task")."""
+    repo = Repo(tmp_path / "repo")
+    repo.commit(
+        {
+            "tasks/demo/demo.yaml": "task: demo\ndataset_path: d\ntag: [demo_tag]\n",
+            "tasks/demo/other.yaml": "task: other\ndataset_path: d\n",
+            "tasks/demo/_g.yaml": "group: g\ntask:\n  - demo\n  - demo_tag\n  - other\n",
+            **HARNESS,
+        }
+    )
+    repo.git("checkout", "-q", "-b", "change")
+    repo.git("rm", "-q", "tasks/demo/demo.yaml")
+    if how == "diff":
+        repo.git("commit", "-q", "-m", "delete")
+        report = evallint.api.check(cwd=repo.root, diff="main", cache=False)
+    else:  # pre-commit's run is named the files that stay: here, another config of the folder
+        report = evallint.api.check(["tasks/demo/other.yaml"], cwd=repo.root, cache=False)
+    got = [(d.path, d.span.line, d.span.column, d.rule) for d in report.diagnostics]
+    assert got == [
+        ("tasks/demo/_g.yaml", 3, 5, "lm-eval-unknown-task"),
+        ("tasks/demo/_g.yaml", 4, 5, "lm-eval-unknown-task"),
+    ]

@@ -72,13 +72,19 @@ def own_id(entry: Entry) -> str:
 
 
 def naming(
-    gone: frozenset[str], paths: Sequence[str], source: Source, config: Config, store: Store | None
+    gone: frozenset[str],
+    also: frozenset[str],
+    paths: Sequence[str],
+    source: Source,
+    config: Config,
+    store: Store | None,
 ) -> list[Entry]:
-    """The eval files outside the run that hold a deleted file's name, or may spell it with
-    escapes, parsed."""
+    """The eval files outside the run that hold a deleted file's name, or a name other files
+    call it by (`also`: `names_of`), or may spell one with escapes, parsed."""
     if not gone:
         return []
-    names = sorted({g.rpartition("/")[2].encode("utf-8", "surrogateescape") for g in gone})
+    words = {g.rpartition("/")[2] for g in gone} | also
+    names = sorted(w.encode("utf-8", "surrogateescape") for w in words if w)
     names += _ASCII_ESCAPES
     holding = store.grep(names) if store is not None else None
     if holding is None:
@@ -86,6 +92,17 @@ def naming(
         holding = {p for p in paths if pattern.search(read_bytes(p, source, config) or b"")}
     found = (read_entry(p, source, config) for p in paths if p in holding)
     return [e for e in found if isinstance(e, Entry)]
+
+
+def names_of(deleted: Sequence[Entry]) -> frozenset[str]:
+    """The names other files call the deleted files by, not by path (`Kind.named_by`)."""
+    out: set[str] = set()
+    for entry in deleted:
+        for key in entry.kind.named_by if entry.sound else ():
+            value = entry.top(key)
+            values = value if isinstance(value, list) else [value]
+            out.update(v for v in values if isinstance(v, str))
+    return frozenset(out)
 
 
 # JSON and YAML may write any character of a name as an escape ("polic\\x79.md"): a file that

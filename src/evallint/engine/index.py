@@ -78,7 +78,8 @@ def build(
         # A run of no files still summarizes the tree: that warms the cache and the memo.
         return Indexed(Project(linted), ())
     named = {f"{ns}/{ident}" for ns, ident in defined}  # how a mention names them
-    run = _Run(linted, defined, named, gone, tuple(asks), source, config, store, seen)
+    gone_names = impact.names_of([e for e in also if e.path in gone])
+    run = _Run(linted, defined, named, gone, tuple(asks), source, config, store, seen, gone_names)
     changed = memo_changes(store, len(tree), len(linted))
     memo = store.memo() if store is not None and changed is not None else None
     if memo is not None and changed is not None and files is not None:
@@ -107,6 +108,7 @@ class _Run:
     config: Config
     store: Store | None
     seen: frozenset[str] = frozenset()  # files of the run of no kind (see `build`)
+    gone_names: frozenset[str] = frozenset()  # what other files name the deleted ones by
 
     def load(self, path: str, kind: Kind) -> Entry:
         return load_definer(path, kind, self.source, self.config)
@@ -282,7 +284,10 @@ def _indexed(
         deeper, named_deeper = impact.through_composites(touched, project, find, reader, run.asks)
         sharing = impact.sharing(run.linted, project, find, *reader)
         sharing += impact.sharing_items(run.linted, project, find, *reader)
-    naming = impact.naming(run.gone, others, *reader, run.store)
+    naming = impact.naming(run.gone, run.gone_names, others, *reader, run.store)
+    for entry in naming:  # read: what it defines, and the names it registers, are known
+        if entry.path not in project.entries:
+            project.add(entry)
     affected = touched + deeper + referrers + named_deeper + sharing
     return Indexed(project, tuple(affected), tuple(naming))
 

@@ -142,7 +142,7 @@ def _check_outside(
             found = [d for d in found if d not in before]
         run.diagnostics += found
     for entry in indexed.naming:
-        run.diagnostics += _broken_by_deletion(entry, run, head, source, gone)
+        run.diagnostics += _broken_by_deletion(entry, run, (head, then), source, gone)
 
 
 class _Later:
@@ -320,13 +320,19 @@ def _broken_by_change(
 
 
 def _broken_by_deletion(
-    entry: Entry, run: Run, head: Project, source: Source, gone: frozenset[str]
+    entry: Entry,
+    run: Run,
+    projects: tuple[Project, Project | None],
+    source: Source,
+    gone: frozenset[str],
 ) -> list[Diagnostic]:
     """The findings of the file rules that the deleted files cause: those the file would not
-    get if they were still there."""
-    ctx = context(entry, run, head, None)
-    found = check_entry(entry, ctx, run, source, scope="files")
+    get if they were still there, with what they defined (`then`: the project before the
+    change, which holds them, when the run has one)."""
+    head, then = projects
+    found = check_entry(entry, context(entry, run, head, None), run, source, scope="files")
     if not found:
         return found
-    before = check_entry(entry, replace(ctx, files=run.files | gone), run, source, scope="files")
+    ctx = replace(context(entry, run, then or head, None), files=run.files | gone)
+    before = check_entry(entry, ctx, run, source, scope="files")
     return [d for d in found if d not in before]

@@ -182,6 +182,10 @@ class Kind:
     # that read them where the project holds the file; unlike `shared`, a partial run does not
     # look files up by their values.
     held: tuple[str, ...] = ()
+    # Top-level keys whose values other files name a file of this kind by, not by its path (a
+    # harness config's `task`, `group` and `tag`, which groups list): a change that deletes
+    # the file checks the files that hold those names.
+    named_by: tuple[str, ...] = ()
     # Where editors find files of this kind that carry no modeline (`evallint init vscode`).
     editor_globs: tuple[str, ...] = ()
     # What rules of other files read of a definer, as names to lists of strings: kept in its

@@ -185,6 +185,7 @@ TASK = Kind(
     editor_globs=(),
     shared=("task",),  # lm-eval-duplicate-task compares it across files
     held=("group", "tag"),  # with `task`, the names a config registers (lm-eval-unknown-task)
+    named_by=("task", "group", "tag"),  # groups list their members by these names
 )
 
 KINDS = (TASK,)
