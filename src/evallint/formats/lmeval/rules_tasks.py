@@ -296,9 +296,15 @@ def _members(data: dict[str, JSON], at: Pointer = ()) -> Iterator[tuple[Pointer,
             yield (*at, "task", i, "task"), name
 
 
+def _lists_members(doc: Document) -> bool:
+    """Whether the config is a group that lists members (not a task with a dataset)."""
+    data = doc.data
+    return isinstance(data, dict) and "group" in data and not any(k in data for k in _INLINE)
+
+
 def _unknown_members(doc: Document, ctx: Context) -> Iterator[tuple[Pointer, str]]:
     data = doc.data if isinstance(doc.data, dict) else {}
-    if "group" not in data or any(k in data for k in _INLINE):
+    if not _lists_members(doc):
         return
     for pointer, name in _members(data):
         if not defined_elsewhere(name, doc, ctx):
@@ -371,6 +377,8 @@ def lm_eval_unknown_task(doc: Document, ctx: Context) -> Iterator[Finding]:
         group: demo_all
         task: [demo]
     """
+    if not _lists_members(doc):
+        return  # most configs: no members, and no lookups
     inside = _in_harness(doc, ctx)
     for count, (pointer, name) in enumerate(_unknown_members(doc, ctx)):
         if inside:
@@ -408,7 +416,7 @@ def lm_eval_task_elsewhere(doc: Document, ctx: Context) -> Iterator[Finding]:
         group: demo_all
         task: [demo]
     """
-    if _in_harness(doc, ctx):
+    if not _lists_members(doc) or _in_harness(doc, ctx):
         return
     for pointer, name in _unknown_members(doc, ctx):
         release, names = builtin()
