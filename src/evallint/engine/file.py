@@ -6,19 +6,18 @@ in the file's size, and the output is what one whole document would give."""
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evallint.config import Config
-from evallint.digests import text_sha256
 from evallint.engine import suppressions
 from evallint.engine.datasets import RULE, kept_of, release
+from evallint.engine.placing import place, shifted
 from evallint.engine.repeats import Repeats
 from evallint.engine.suppressions import UNUSED, Notes
 from evallint.io.source import Source
 from evallint.kinds import warns_in
-from evallint.model import JSON, Diagnostic, Finding, Location, Pointer, Severity, Skipped, Span
+from evallint.model import JSON, Diagnostic, Finding, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project
 from evallint.read import chunks, read_entry
@@ -64,9 +63,15 @@ class Run:
         found = self._phases.get(kind)
         if found is None:
             rules = self.rules_for(kind, "own")
+            # A rule that reports only against a base has nothing to say in a run without one.
+            based = self.baseline is not None
             found = self._phases[kind] = (
                 [(r, level) for r, level in rules if not r.uses_project],
-                [(r, level) for r, level in rules if r.uses_project],
+                [
+                    (r, level)
+                    for r, level in rules
+                    if r.uses_project and (based or not r.needs_base)
+                ],
             )
         return found
 
@@ -159,7 +164,7 @@ def _check_document(
                 level = min(level, Severity.WARNING)
             d = Diagnostic(doc.path, p.span, p.rule, level, p.message)
             if notes is None or not suppressions.silenced(notes, d, used):
-                out.append(_shifted(d, lines))
+                out.append(shifted(d, lines))
     if not doc.ok:
         return out
     rules = run.rules_for(entry.kind.name, scope) if part.rules is None else part.rules
@@ -181,7 +186,7 @@ def _check_document(
                 continue
             else:
                 placed = place(at.doc(), finding, rule.id, level, ctx.project)
-            out.append(_shifted(placed, lines))
+            out.append(shifted(placed, lines))
             repeats.shown(key, out[-1])
     if notes and scope == "own" and part.last and UNUSED in levels:
         out += _unused(doc, notes, used, entry, ctx, run, off)
@@ -249,69 +254,6 @@ def _unused(
             notes, used, frozenset(BY_ID), ran, bare_may_wait=bare_may_wait
         )
     ]
-
-
-def _shifted(d: Diagnostic, lines: int) -> Diagnostic:
-    """A chunk's diagnostic at the file's lines; other files' locations stay as they are."""
-    if not lines:
-        return d
-    related = tuple(
-        replace(r, span=_down(r.span, lines)) if r.path == d.path else r for r in d.related
-    )
-    # A chunk's offsets are not the file's: fixes are offered on whole files only.
-    return replace(d, span=_down(d.span, lines), related=related, fix=None)
-
-
-def _down(span: Span, lines: int) -> Span:
-    return replace(span, line=span.line + lines, end_line=span.end_line + lines)
-
-
-def place(
-    doc: Document, finding: Finding, rule_id: str, level: Severity, project: Project
-) -> Diagnostic:
-    """A symbolic finding becomes a diagnostic at an exact position."""
-    if finding.within is not None:
-        span = doc.locate_within(finding.pointer, *finding.within)
-    else:
-        span = doc.locate(finding.pointer, on_key=finding.on_key)
-    related = []
-    for path, pointer, note in finding.related:
-        other = doc if path in (None, doc.path) else project.document(path)
-        if other is not None:
-            related.append(Location(other.path, other.locate(pointer), note))
-    # One string and one hashed prefix per line and rule, shared by every finding on it: a
-    # long line with thousands of findings would otherwise be copied and hashed for each.
-    line = doc.facts.get(doc.line_text, span.line, key=("line", span.line))
-    prefix = doc.facts.get(_prefix, rule_id, doc.path, line, key=(rule_id, span.line))
-    mark = _finish(prefix, finding.message)
-    fix = doc.edit(finding.fix) if finding.fix is not None else None
-    return Diagnostic(
-        doc.path,
-        span,
-        rule_id,
-        level,
-        finding.message,
-        tuple(related),
-        mark,
-        finding.group or "",
-        fix=fix,
-        source=line,
-    )
-
-
-def _prefix(rule_id: str, path: str, line_text: str) -> Any:
-    """A finding's fingerprint says what it is, not where: line numbers (also inside messages)
-    are left out. It is the SHA-256 of rule, path, the line's words and the message's, joined
-    by NULs; this is that hash fed with all but the message, the same for every finding of one
-    rule on one line, so hashed once and copied."""
-    key = "\0".join((rule_id, path, " ".join(line_text.split()), ""))
-    return text_sha256(key.encode("utf-8", "surrogateescape"))
-
-
-def _finish(prefix: Any, message: str) -> str:
-    hasher = prefix.copy()
-    hasher.update(re.sub(r"\d+", "#", message).encode("utf-8", "surrogateescape"))
-    return str(hasher.hexdigest())[:16]
 
 
 @record(frozen=False)

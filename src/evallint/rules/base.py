@@ -12,7 +12,7 @@ from evallint.records import field, record
 if TYPE_CHECKING:
     from evallint.kinds import Kind
     from evallint.parse import Document
-    from evallint.project import Definition, Project
+    from evallint.project import Definition, Entry, Project
     from evallint.rules.api import Context
 
 Check = Callable[["Document", "Context"], Iterable[Finding]]
@@ -26,6 +26,10 @@ Scope = Literal["own", "refs", "files"]
 # truthy when a change to the definer may give a referrer a finding of the rule, so that a
 # partial run checks the referrers outside it (`Rule.asks`).
 Asks = Callable[["Project", "Definition"], object]
+# Whether a rule that needs the project may find anything in a file, from what the project
+# keeps of it (`Entry.top`) and the project: phase two makes no document for a file that no
+# rule of its wants (most of a large tree, for rules that look at few files).
+Wants = Callable[["Entry", "Context"], bool]
 
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _EXAMPLE = re.compile(
@@ -69,6 +73,7 @@ class Rule:
     reads_project: bool = False  # reads other files' definitions (beyond cross_file's rules)
     keeps: Keeps | None = field(default=None, compare=False)  # None: the whole document
     asks: Asks | None = field(default=None, compare=False)
+    wants: Wants | None = field(default=None, compare=False)  # None: every file
     precision: Precision = "very-high"
     bumps: bool = False  # `evallint bump` fixes its findings (by raising versions)
     group: str = ""  # a group of rules selected together (`--select hygiene`)
@@ -136,6 +141,7 @@ def rule(
     reads_project: bool = False,
     keeps: Keeps | None = None,
     asks: Asks | None = None,
+    wants: Wants | None = None,
     precision: Precision = "very-high",
     bumps: bool = False,
     group: str = "",
@@ -160,6 +166,7 @@ def rule(
             reads_project=reads_project,
             keeps=keeps,
             asks=asks,
+            wants=wants,
             precision=precision,
             bumps=bumps,
             group=group,
