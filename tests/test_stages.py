@@ -8,6 +8,7 @@ import json
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -237,6 +238,10 @@ def test_a_record_is_kept_as_its_shared_values_alone() -> None:
     assert (held.top("task"), held.top("tag"), held.top("group")) == ("t", None, ABSENT)
     assert held.top("dataset_path") is ABSENT  # not kept: not known to the project
     assert held.sound and held.solid().top("tag") is None and held.solid().sound
+    assert held.kept() == held.solid().kept() == ("t", ABSENT, None)  # `kept_keys`' order
+    assert bare.kept() == bare.solid().kept() == (ABSENT,)
+    listed = Kept("tasks/l.yaml", "yaml", True, held.kind, False, None)  # no mapping
+    assert listed.kept() == listed.solid().kept() == (ABSENT, ABSENT, ABSENT)
     # A dataset shares no key: an empty mapping, or nothing when it is not a mapping.
     assert shared_only(_entry("datasets/d.yaml", "id: d\nquestions: []\n")).doc.data == {}
     assert shared_only(_entry("datasets/e.yaml", "- a\n")).doc.data is None
@@ -553,3 +558,31 @@ def test_the_tree_outside_the_run_is_the_same_walked_or_looked_up(
         assert index._rest(files, linted) == expected
     finally:
         index.WALK_FROM = original
+
+
+def test_phase_two_checks_only_the_files_a_rule_wants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness's phase-two rules look at groups and at task names written twice
+    (`Rule.wants`): the other configs get no second check, and a file with a suppression
+    comment is checked as before (its unused comments are reported there)."""
+    checked: list[str] = []
+    real = file._check_document
+
+    def counted(doc: Document, *args: Any) -> Any:
+        part = args[-1] if args else None
+        if isinstance(part, file.Part) and not part.problems:
+            checked.append(doc.path)
+        return real(doc, *args)
+
+    monkeypatch.setattr(file, "_check_document", counted)
+    task = "task: {}\ndataset_path: d\n"
+    files = {f"tasks/t{i}.yaml": task.format(f"t{i}") for i in range(5)}
+    files["tasks/u.yaml"] = task.format("t0")
+    files["tasks/g.yaml"] = "group: g\ntask: [t1, nowhere]\n"
+    files["tasks/s.yaml"] = task.format("s") + "# evallint: ignore[lm-eval-duplicate-task]\n"
+    got = [(d.path, d.rule) for d in lint_files(files)]
+    assert got == [
+        ("tasks/g.yaml", "lm-eval-unknown-task"),
+        ("tasks/s.yaml", "unused-suppression"),
+        ("tasks/u.yaml", "lm-eval-duplicate-task"),
+    ]
+    assert sorted(checked) == ["tasks/g.yaml", "tasks/s.yaml", "tasks/t0.yaml", "tasks/u.yaml"]

@@ -93,6 +93,12 @@ class Entry:
         data = self.data
         return data.get(key, ABSENT) if isinstance(data, dict) else ABSENT
 
+    def kept(self) -> tuple[JSON | EllipsisType, ...]:
+        """The values of the keys the project keeps of a file of its kind (`Kind.kept_keys`),
+        in that order, `ABSENT` for each the data lacks: a rule reading them of every file
+        of a large tree asks once a file (a `Kept` holds them so)."""
+        return tuple(self.top(k) for k in self.kind.kept_keys)
+
     @property
     def sound(self) -> bool:
         """Whether the file parsed whole (a `Kept` knows without making its document)."""
@@ -160,6 +166,12 @@ class Kept(Entry):
         if len(keys) == 1:
             return self._value
         return cast(tuple[JSON, ...], self._value)[keys.index(key)]
+
+    def kept(self) -> tuple[JSON | EllipsisType, ...]:
+        keys = self.kind.kept_keys
+        if not self._mapping:
+            return (ABSENT,) * len(keys)
+        return (self._value,) if len(keys) == 1 else cast(tuple[JSON, ...], self._value)
 
     @property
     def sound(self) -> bool:

@@ -383,6 +383,8 @@ def check_all(
     base = base_of(head, run.baseline)
     out: list[Diagnostic] = []
     for waiting in pending:
+        if isinstance(waiting, Entry) and not _wanted(waiting, run, head, base):
+            continue
         p = Pending(waiting, slim=True) if isinstance(waiting, Entry) else waiting
         entry = p.entry.solid()  # a `Kept` makes its document once here, not at each use
         ctx = context(entry, run, head, base)
@@ -400,6 +402,17 @@ def check_all(
         repeats = Repeats(run.config.max_repeats)
         out += repeats.finish(_check_document(doc, 0, entry, ctx, run, repeats, "own", part))
     return out
+
+
+def _wanted(entry: Entry, run: Run, head: Project, base: Project | None) -> bool:
+    """Whether a rule of phase two may find anything in the file (`Rule.wants`), asked of what
+    the project keeps of it: a file that used no suppression comment and that no rule wants
+    gets no document made and no check."""
+    rules = run.phases(entry.kind.name)[1]
+    if any(r.wants is None for r, _ in rules):
+        return True
+    ctx = context(entry, run, head, base)
+    return any(r.wants is not None and r.wants(entry, ctx) for r, _ in rules)
 
 
 def context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:

@@ -14,7 +14,7 @@ from evallint.rules.base import rule
 
 if TYPE_CHECKING:
     from evallint.parse import Document
-    from evallint.project import Project
+    from evallint.project import Entry, Project
     from evallint.rules.api import Context
 
 
@@ -69,6 +69,7 @@ def lm_eval_group_task(doc: Document, ctx: Context) -> Iterator[Finding]:
     reads_project=True,
     cross_file=True,
     keeps=lambda doc: [("task",), ("group",)],
+    wants=lambda entry, ctx: _twice(entry, ctx.project),
 )
 def lm_eval_duplicate_task(doc: Document, ctx: Context) -> Iterator[Finding]:
     """Two configs register one task name: the harness keeps the first, in path order.
@@ -112,6 +113,13 @@ def _name(path: str, data: object) -> str | None:
         return None
     task = data.get("task")
     return task if isinstance(task, str) and task else None
+
+
+def _twice(entry: Entry, project: Project) -> bool:
+    """Whether another config of the project writes the file's `task` name too."""
+    task = entry.top("task")
+    paths = project.facts.get(_by_name, project).get(task, ()) if isinstance(task, str) else ()
+    return len(paths) > 1
 
 
 def _by_name(project: Project) -> dict[str, list[str]]:

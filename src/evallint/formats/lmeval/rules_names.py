@@ -56,6 +56,10 @@ class Registered:
         return first is not None and (first != path or name in self.many)
 
 
+# `registered` reads a config's kept values in this order (`Entry.kept`).
+assert lmeval.TASK.kept_keys == ("task", "group", "tag")
+
+
 def registered(project: Project) -> Registered:
     """What the project's configs register: worked out once a project."""
     first: dict[str, str] = {}
@@ -64,12 +68,11 @@ def registered(project: Project) -> Registered:
     for path, entry in project.entries.items():
         if entry.kind is not lmeval.TASK or not path.endswith(".yaml") or not entry.sound:
             continue
-        top = entry.top
-        task = top("task")
+        task, group, tag = entry.kept()
         if task is ABSENT and not isinstance(entry.data, dict):
             continue  # no mapping: the harness indexes nothing of it
         held.append(path)
-        for name in _names(task, top("group"), top("tag")):
+        for name in _names(task, group, tag):
             if first.setdefault(name, path) != path:
                 many.add(name)
     return Registered(first, many, frozenset(held))

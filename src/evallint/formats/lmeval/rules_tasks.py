@@ -23,6 +23,7 @@ from evallint.formats.lmeval.rules_read import (
 )
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.parse import format_of
+from evallint.project import ABSENT
 from evallint.rules.api import within
 from evallint.rules.base import Check, Rule, rule
 from evallint.suggest import suggest
@@ -344,6 +345,7 @@ def _member_rule(rule_id: str, severity: Severity) -> Callable[[Check], Rule]:
         reads_files=True,
         reads_project=True,
         keeps=_group_keys,
+        wants=lambda entry, ctx: entry.top("group") is not ABSENT,
     )
 
 
