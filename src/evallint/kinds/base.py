@@ -278,8 +278,12 @@ def named(*names: str) -> PathTest:
 
 
 def has_keys(*keys: str) -> ContentTest:
+    wanted = frozenset(keys)
+
     def test(path: str, data: JSON) -> bool:
-        return isinstance(data, dict) and all(k in data for k in keys)
+        # The keys view's test at C speed, in the wanted keys' count: asked of every file no
+        # path places.
+        return isinstance(data, dict) and data.keys() >= wanted
 
     return test
 

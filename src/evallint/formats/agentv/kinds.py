@@ -87,7 +87,7 @@ _OTHER_ROOT = frozenset(
 # spec writes it (a lower-case eval.config.yaml may be anything).
 _SPEC_VARIANT = re.compile(r"^EVAL\.[^/]+\.ya?ml$")
 V2_MARKERS = ("agentv-eval-v2", "agentevo-eval-v2")
-_NEXT_ROOT = ("prompts", "default_test", "providers", "evaluate_options", "scenarios")
+_NEXT_ROOTS = frozenset(("prompts", "default_test", "providers", "evaluate_options", "scenarios"))
 _V4_TEST = ("criteria", "assertions", "expected_output", "input")
 
 
@@ -161,7 +161,7 @@ def dialect(path: str, data: JSON) -> str | None:
     tests = data.get("tests")
     if "name" in data and _spec_graders(data, tests):
         return "agentevals"  # the spec's current docs: tests, assert, snake_case judges
-    if any(k in data for k in _NEXT_ROOT) or (
+    if not _NEXT_ROOTS.isdisjoint(data) or (
         _uses(tests, ("vars",)) and not _uses(tests, ("input", "expected_output", "assertions"))
     ):
         # promptfoo's shape too: AgentV's only by its name, or a key only AgentV's tests hold.

@@ -240,14 +240,22 @@ def lm_eval_template(doc: Document, ctx: Context) -> Iterator[Finding]:
 def _template_problems(source: Document) -> list[tuple[Pointer, str, tuple[int, int] | None]]:
     """(where, what, offsets in the value) of each Jinja problem of a file's templates: worked
     out once a file, however many configs include it (57 tasks include mmlu's template)."""
-    from evallint.parse.jinja import FILTERS, problems
+    from evallint.parse.jinja import problems
 
-    filters = FILTERS | {"regex_replace"}
+    filters = _filters()
     return [
         (pointer, p.message, within(source, pointer, text, p.start, p.end).within)
         for pointer, text in templates(source.data)
         for p in problems(text, filters)
     ]
+
+
+@functools.cache
+def _filters() -> frozenset[str]:
+    """Jinja's filters and the harness's own: made once, not for each file."""
+    from evallint.parse.jinja import FILTERS
+
+    return FILTERS | {"regex_replace"}
 
 
 @rule("lm-eval-yml-not-indexed", Severity.WARNING, kinds=lmeval.KINDS, precision="high")
