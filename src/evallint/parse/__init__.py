@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal
 
 from evallint.facts import Facts
@@ -22,10 +23,16 @@ FORMATS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", 
 
 
 def load_yaml(text: str, *, record: bool = False) -> Loaded:
-    # Imported on first use: PyYAML costs ~20 ms of start-up that a JSON-only run never needs.
+    return _yaml_loader()(text, record=record)
+
+
+@functools.cache
+def _yaml_loader() -> Callable[..., Loaded]:
+    # Imported on first use: PyYAML costs ~20 ms of start-up that a JSON-only run never needs;
+    # once (an import statement in a function runs at every call: a large tree's files).
     from evallint.parse.yamlload import load_yaml as load
 
-    return load(text, record=record)
+    return load
 
 
 def load_csv(text: str, *, record: bool = False) -> Loaded:

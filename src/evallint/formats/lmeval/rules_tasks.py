@@ -31,6 +31,7 @@ from evallint.validation.schemas import load_schema
 
 if TYPE_CHECKING:
     from evallint.parse import Document
+    from evallint.parse.jinja import Problem
     from evallint.rules.api import Context
 
 
@@ -240,22 +241,24 @@ def lm_eval_template(doc: Document, ctx: Context) -> Iterator[Finding]:
 def _template_problems(source: Document) -> list[tuple[Pointer, str, tuple[int, int] | None]]:
     """(where, what, offsets in the value) of each Jinja problem of a file's templates: worked
     out once a file, however many configs include it (57 tasks include mmlu's template)."""
-    from evallint.parse.jinja import problems
-
-    filters = _filters()
+    fields = list(templates(source.data))
+    if not fields:
+        return []  # most files: nothing written with a Jinja delimiter
+    problems, filters = _scanner()
     return [
         (pointer, p.message, within(source, pointer, text, p.start, p.end).within)
-        for pointer, text in templates(source.data)
+        for pointer, text in fields
         for p in problems(text, filters)
     ]
 
 
 @functools.cache
-def _filters() -> frozenset[str]:
-    """Jinja's filters and the harness's own: made once, not for each file."""
-    from evallint.parse.jinja import FILTERS
+def _scanner() -> tuple[Callable[[str, frozenset[str]], Iterator[Problem]], frozenset[str]]:
+    """The template scanner, and Jinja's filters with the harness's own: imported and made
+    once, not for each file (an import statement in a function runs at every call)."""
+    from evallint.parse.jinja import FILTERS, problems
 
-    return FILTERS | {"regex_replace"}
+    return problems, FILTERS | {"regex_replace"}
 
 
 @rule("lm-eval-yml-not-indexed", Severity.WARNING, kinds=lmeval.KINDS, precision="high")
