@@ -39,10 +39,13 @@ def missing_key(err: SchemaError) -> str | None:
     return found.group(1) if found else None
 
 
+_KEY_RULES = frozenset({"key-typo", "unknown-key"})
+
+
 def _misspelt_required(doc: Document, ctx: Context) -> frozenset[tuple[Pointer, str]]:
     # Where the kind's runner only warns of a misspelt key, the missing required key stays an
     # error of its own: folding it would leave a file the runner refuses with a warning.
-    if ctx.kind.warns & {"key-typo", "unknown-key"}:
+    if not ctx.kind.warns.isdisjoint(_KEY_RULES):
         return frozenset()
     missing = {(err.pointer, key) for err in ctx.schema_errors(doc) if (key := missing_key(err))}
     if not missing:
