@@ -9,6 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import DictSource, found, shared_or_skip, walk_files
 from evallint.config import Config
@@ -939,3 +941,18 @@ def test_hostile_values_in_the_new_agentv_rules_are_findings_not_crashes() -> No
     started = time.perf_counter()
     assert found("evals/y.eval.yaml", text) == []
     assert time.perf_counter() - started < 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(
+        r"[A-Za-z0-9_.\-]{0,6}(eval|EVAL|agentv|suite|Suite)?[A-Za-z0-9_.\-]{0,6}\.(ya?ml|YAML|json)",
+        fullmatch=True,
+    )
+)
+def test_the_suite_name_test_agrees_with_its_patterns(name: str) -> None:
+    """The quick look for what both patterns need never turns a suite name away."""
+    from evallint.formats.agentv import kinds as agentv
+
+    whole = bool(agentv._SUITE_NAME.match(name) or agentv._SPEC_VARIANT.match(name))
+    assert agentv.is_suite_name(f"x/{name}") == whole
