@@ -22,6 +22,9 @@ from evallint.parse.positions import FLOW_INDENT, TAG_RULE, LineIndex, Loaded, P
 from evallint.records import field, record
 
 Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# What reads the events alone: libyaml's parser without the constructor and resolver a loader
+# sets up (half a loader's cost, a file each); the pure-Python loader where libyaml is absent.
+Events: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None) or Loader
 _RESOLVERS = Resolver.yaml_implicit_resolvers
 _CONSTRUCT = SafeConstructor()
 _Y = "tag:yaml.org,2002:"
@@ -96,7 +99,7 @@ def _typed(tag: str, value: str, event: Any) -> JSON:
 
 class _Builder:
     def __init__(self, text: str, record: bool) -> None:
-        self.loader = Loader(text)
+        self.loader = Events(text)
         self.stack: list[_Frame] = []
         self.anchors: dict[str, tuple[JSON, int, int]] = {}  # value, nodes, characters
         self.nodes = 0

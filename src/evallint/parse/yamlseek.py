@@ -17,7 +17,7 @@ from yaml import events as ev
 
 from evallint.model import Pointer, Span
 from evallint.parse.positions import LineIndex, SourceMap
-from evallint.parse.yamlload import Loader, event_span
+from evallint.parse.yamlload import Events, event_span
 
 _START = (ev.MappingStartEvent, ev.SequenceStartEvent)
 _END = (ev.MappingEndEvent, ev.SequenceEndEvent)
@@ -92,7 +92,7 @@ class Unsupported(Exception):
 
 def _seek(text: str, pointer: Pointer) -> tuple[Span, Span | None] | None:
     """(value span, key span) of the node at `pointer`, or None when none is written there."""
-    get = Loader(text).get_event
+    get = Events(text).get_event
     n = len(pointer)
     stack: list[_Frame] = []
     on_way = 0  # the open collections that are the nodes at pointer[:0], pointer[:1], ...
