@@ -764,3 +764,25 @@ def test_deleting_a_config_reports_the_groups_naming_its_task(tmp_path: Path, ho
         ("tasks/demo/_g.yaml", 3, 5, "lm-eval-unknown-task"),
         ("tasks/demo/_g.yaml", 4, 5, "lm-eval-unknown-task"),
     ]
+
+
+def test_a_deleted_name_no_argument_can_hold_is_searched_for_without_git(tmp_path: Path) -> None:
+    """A name written with an escape git's arguments cannot carry (`\\0`), or too long for one,
+    is looked for by reading the files: no crash, and the group naming it is still found (a
+    name that is no word is not decided in a partial run, and not reported)."""
+    for name, want in (('"a\\0b"', []), ('"' + "z" * 200_000 + '"', ["lm-eval-unknown-task"])):
+        repo = Repo(tmp_path / f"repo{len(name)}")
+        value = name.encode().decode("unicode_escape").strip('"')
+        group = "group: g\ntask:\n  - " + name + "\n"
+        repo.commit(
+            {
+                "tasks/demo/demo.yaml": f"task: {name}\ndataset_path: d\n",
+                "tasks/demo/_g.yaml": group,
+                **HARNESS,
+            }
+        )
+        repo.git("checkout", "-q", "-b", "change")
+        repo.git("rm", "-q", "tasks/demo/demo.yaml")
+        repo.git("commit", "-q", "-m", "delete")
+        report = evallint.api.check(cwd=repo.root, diff="main", cache=True)
+        assert [d.rule for d in report.diagnostics] == want, value[:8]

@@ -284,7 +284,7 @@ def _paths_or_none(root: Path, args: Sequence[str], ok: tuple[int, ...] = (0,)) 
         proc = subprocess.run(
             ["git", *args], cwd=root, capture_output=True, env=clean_env(), check=False
         )
-    except OSError:
+    except (OSError, ValueError):  # no git; or an argument none can hold (a NUL, a huge one)
         return None
     if proc.returncode not in ok:
         return None
