@@ -285,8 +285,8 @@ def _indexed(
         sharing = impact.sharing(run.linted, project, find, *reader)
         sharing += impact.sharing_items(run.linted, project, find, *reader)
     naming = impact.naming(run.gone, run.gone_names, others, *reader, run.store)
-    for entry in naming:  # read: what it defines, and the names it registers, are known
-        if entry.path not in project.entries:
+    for entry in naming:  # read: the names it registers are known (a definer's are already)
+        if entry.kind.defines is None and entry.path not in project.entries:
             project.add(entry)
     affected = touched + deeper + referrers + named_deeper + sharing
     return Indexed(project, tuple(affected), tuple(naming))
