@@ -586,3 +586,30 @@ def test_phase_two_checks_only_the_files_a_rule_wants(monkeypatch: pytest.Monkey
         ("tasks/u.yaml", "lm-eval-duplicate-task"),
     ]
     assert sorted(checked) == ["tasks/g.yaml", "tasks/s.yaml", "tasks/t0.yaml", "tasks/u.yaml"]
+
+
+def test_workers_hand_slim_waiting_files_over_too() -> None:
+    """What waits for phase two in a harness tree is light: bare configs, a config whose class
+    the member rules read (a slim entry), one with a suppression comment (a slim file with its
+    comments). The workers hand it all over and end; this process keeps what a rule wants and
+    checks it, with the findings one process gives (the unused comment's included)."""
+    task = "task: {}\ndataset_path: d\n"
+    files = {f"tasks/t{i}.yaml": task.format(f"t{i}") for i in range(4)}
+    files["tasks/c.yaml"] = "group: cg\ntask: c\nclass: !function utils.C\n"
+    files["tasks/g.yaml"] = "group: g\ntask: [t1, nowhere]\n"
+    files["tasks/s.yaml"] = task.format("s") + "# evallint: ignore[lm-eval-duplicate-task]\n"
+    paths = sorted(p for p in files if p.endswith(".yaml"))
+    source = DictSource(files)
+    serial = parallel.Serial(paths, _run(), source)
+    forked = parallel.Forked(paths, 2, _run(), source)
+    one, two = serial.read(), forked.read()
+    assert forked._handed is not None and all(not p.is_alive() for p in forked._procs)
+    assert any(isinstance(w, file.Pending) for w in forked._handed)
+    assert any(type(w) is Entry and w.doc.text == "" for w in forked._handed)
+    found = sorted(two[1] + forked.check(Project(two[0])), key=lambda d: d.path)
+    assert [(d.path, d.rule) for d in found] == [
+        ("tasks/c.yaml", "lm-eval-function-unverified"),  # no module read in this run
+        ("tasks/g.yaml", "lm-eval-unknown-task"),
+        ("tasks/s.yaml", "unused-suppression"),
+    ]
+    assert found == sorted(one[1] + serial.check(Project(one[0])), key=lambda d: d.path)

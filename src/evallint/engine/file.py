@@ -19,12 +19,12 @@ from evallint.io.source import Source
 from evallint.kinds import warns_in
 from evallint.model import JSON, Diagnostic, Finding, Pointer, Severity, Skipped, Span
 from evallint.parse import Document
-from evallint.project import Entry, Project
+from evallint.project import Entry, Kept, Project
 from evallint.read import chunks, read_entry
 from evallint.records import field, record, replace
 from evallint.rules import ALWAYS_ON, BY_ID
 from evallint.rules.api import Context, Others, never
-from evallint.rules.base import Rule, Scope
+from evallint.rules.base import Rule, Scope, Wants
 from evallint.validation.schemas import Engines
 
 if TYPE_CHECKING:
@@ -52,11 +52,21 @@ class Run:
     _phases: dict[str, tuple[list[tuple[Rule, Severity]], list[tuple[Rule, Severity]]]] = field(
         default_factory=dict
     )
+    _wants: dict[str, tuple[Wants, ...] | None] = field(default_factory=dict)
     # Made by `context`, once the run's fields are set; (kind, project, base) -> context.
     contexts: dict[tuple[str, Project, Project | None], Context] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.levels = {r.id: level for r, level in self.active}
+
+    def wants(self, kind: str) -> tuple[Wants, ...] | None:
+        """The tests of phase two's rules for a file of `kind` (`Rule.wants`), each once
+        (rules may share one); None when one of them checks every file."""
+        if kind not in self._wants:
+            rules = self.phases(kind)[1]
+            tests = [r.wants for r, _ in rules if r.wants is not None]
+            self._wants[kind] = tuple(dict.fromkeys(tests)) if len(tests) == len(rules) else None
+        return self._wants[kind]
 
     def phases(self, kind: str) -> tuple[list[tuple[Rule, Severity]], list[tuple[Rule, Severity]]]:
         """A file's own rules split by phase: those that need no project, and those that do."""
@@ -382,9 +392,7 @@ def check_all(
     """Phase two for files read in phase one: the rules that need the whole project."""
     base = base_of(head, run.baseline)
     out: list[Diagnostic] = []
-    for waiting in pending:
-        if isinstance(waiting, Entry) and not _wanted(waiting, run, head, base):
-            continue
+    for waiting in due(pending, run, head):
         p = Pending(waiting, slim=True) if isinstance(waiting, Entry) else waiting
         entry = p.entry.solid()  # a `Kept` makes its document once here, not at each use
         ctx = context(entry, run, head, base)
@@ -404,15 +412,40 @@ def check_all(
     return out
 
 
-def _wanted(entry: Entry, run: Run, head: Project, base: Project | None) -> bool:
-    """Whether a rule of phase two may find anything in the file (`Rule.wants`), asked of what
-    the project keeps of it: a file that used no suppression comment and that no rule wants
-    gets no document made and no check."""
-    rules = run.phases(entry.kind.name)[1]
-    if any(r.wants is None for r, _ in rules):
-        return True
-    ctx = context(entry, run, head, base)
-    return any(r.wants is not None and r.wants(entry, ctx) for r, _ in rules)
+def light(waiting: Waiting) -> bool:
+    """Whether a file waiting for phase two holds no parsed document, only what its rules read
+    (a slim entry): it crosses a pipe as cheaply as what the project keeps of a file."""
+    if isinstance(waiting, Pending):
+        return not waiting.chunked and waiting.slim
+    return isinstance(waiting, Kept) or not waiting.doc.text
+
+
+def due(pending: Sequence[Waiting], run: Run, head: Project) -> list[Waiting]:
+    """What of `pending` phase two checks: a file a rule of it may find anything in
+    (`Rule.wants`, asked of what the project keeps of the file), or that used a suppression
+    comment (a `Pending`: its unused ones are reported there). The rest, most of a large tree,
+    gets no document made and no check. Asked of every file waiting, so the tests and the
+    context are looked up once a kind."""
+    base = base_of(head, run.baseline)
+    out: list[Waiting] = []
+    tests: dict[str, tuple[tuple[Wants, ...] | None, Context]] = {}
+    for waiting in pending:
+        if not isinstance(waiting, Entry):
+            out.append(waiting)
+            continue
+        name = waiting.kind.name
+        found = tests.get(name)
+        if found is None:
+            found = tests[name] = (run.wants(name), context(waiting, run, head, base))
+        wants, ctx = found
+        if wants is None:
+            out.append(waiting)
+            continue
+        for want in wants:
+            if want(waiting, ctx):
+                out.append(waiting)
+                break
+    return out
 
 
 def context(entry: Entry, run: Run, project: Project, base: Project | None) -> Context:

@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from evallint.engine.file import Run, Waiting, check_all, read_all
+from evallint.engine.file import Run, Waiting, check_all, due, light, read_all
 from evallint.io.source import Source
 from evallint.kinds import BY_NAME, Kind
 from evallint.model import JSON, Diagnostic, Skipped
-from evallint.parse import Document, Format
+from evallint.parse import Document, Format, ready_yaml
 from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
 
 if TYPE_CHECKING:
@@ -218,18 +218,21 @@ _JOB: tuple[Sequence[str], list[range], Any, Run, Source] | None = None
 class Forked:
     """Each of `count` workers reads its share of the files (`chunks`, taken in turn), sends
     them as it reads them (`_read_share`), and checks them once the parent sends the index.
-    When every file waiting for phase two is a bare `Kept` (a datastore's records), the workers
-    hand them over instead and end, and no index is sent: workers forked again once the
-    project is built check them, sharing the project as this process holds it."""
+    When every file waiting for phase two is light (a bare `Kept`, a datastore's record or a
+    task config; a slim entry), the workers hand them over instead and end, and no index is
+    sent: this process, which holds the project, keeps those some rule wants and checks them,
+    or forks workers again that share the project as it is here."""
 
     def __init__(self, paths: Sequence[str], count: int, run: Run, source: Source) -> None:
         global _JOB
         self._paths, self._run, self._source = paths, run, source
-        self._handed: list[Entry] | None = None  # what waits, when the workers handed it over
+        self._handed: list[Waiting] | None = None  # what waits, when the workers handed it over
         import multiprocessing
 
         # The next of `chunks` to take, shared by the workers (forked with it).
         taken = multiprocessing.get_context("fork").Value("q", 0)
+        if any(p.endswith((".yaml", ".yml")) for p in paths):
+            ready_yaml()  # once here, not once a worker; and here for what phase two reads again
         _JOB = (paths, chunks(paths), taken, run, source)
         try:
             self._conns, self._procs = _spawn(_work, count)
@@ -255,12 +258,12 @@ class Forked:
                 ends[i] = payload
         diagnostics: list[Diagnostic] = []
         skipped: list[tuple[int, Skipped]] = []
-        handed: list[Entry] | None = []
+        handed: list[Waiting] | None = []
         for theirs, (own, passed, waiting) in zip(found, ends, strict=True):
             diagnostics += own
             skipped += passed
             if handed is not None and waiting is not None:
-                handed += (theirs[i] for i in waiting)
+                handed += (theirs[w] if isinstance(w, int) else w for w in waiting)
             else:
                 handed = None
         merged = heapq.merge(*(zip(a, f, strict=True) for a, f in zip(places, found, strict=True)))
@@ -275,8 +278,13 @@ class Forked:
     def check(self, head: Project) -> list[Diagnostic]:
         if self._handed is not None:
             # Only the findings cross back: the new workers have the project as it is here.
-            run, source, handed = self._run, self._source, self._handed
-            parts = split_map(lambda w: check_all([w], run, source, head), handed, len(self._conns))
+            # What no rule wants is left out here, once (most of a large tree): what is left
+            # is checked here, or split when it is large enough to pay for the processes.
+            run, source = self._run, self._source
+            wanted = due(self._handed, run, head)
+            count = min(len(self._conns), count_for(len(wanted), None))
+            shares = [wanted[i::count] for i in range(count)]
+            parts = split_map(lambda share: check_all(share, run, source, head), shares, count)
             return [d for part in parts for d in part]
         import pickle  # only split runs need it: a one-file run does not pay its import
 
@@ -477,7 +485,7 @@ def _work(conn: Connection, first: int) -> None:
             conn, paths, _taken(ranges, taken), run, source
         )
         gc.freeze()  # what phase two needs lives to the end: collections need not scan it again
-        handed = left if all(isinstance(w, int) for w in left) else None
+        handed = left if all(isinstance(w, int) or light(w) for w in left) else None
         conn.send(("ok", (diagnostics, passed, handed)))
         head = _index(conn, kept, paths)
         if head is not None:

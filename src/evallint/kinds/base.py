@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 from evallint.model import JSON, Pointer
-from evallint.records import record
+from evallint.records import field, record
 
 PathTest = Callable[[str], bool]
 ContentTest = Callable[[str, JSON], bool]  # (path, data): the file name may count too
@@ -251,10 +251,12 @@ class Kind:
     # The releases of its format a run may be told to check against (`--eee-version`).
     releases: tuple[str, ...] = ()
 
-    @property
-    def kept_keys(self) -> tuple[str, ...]:
-        """The top-level keys the project keeps of a file of this kind (`shared`, `held`)."""
-        return self.shared + self.held
+    # The top-level keys the project keeps of a file of this kind (`shared`, `held`): made
+    # once, as rules ask it of each of a large tree's files.
+    kept_keys: tuple[str, ...] = field(init=False, default_factory=tuple, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kept_keys", self.shared + self.held)
 
     def schema_for(self, data: JSON) -> str | None:
         """The bundled schema a file of this kind is checked against (some depend on a version)."""

@@ -35,6 +35,12 @@ def _yaml_loader() -> Callable[..., Loaded]:
     return load
 
 
+def ready_yaml() -> None:
+    """Import the YAML reader now: a process about to fork workers that read YAML does it once
+    for all of them (each would import it on its own), and has it for what it reads later."""
+    _yaml_loader()
+
+
 def load_csv(text: str, *, record: bool = False) -> Loaded:
     from evallint.parse.csvload import load_csv as load  # only runs that read CSV test files
 

@@ -20,6 +20,8 @@ from evallint.project import ABSENT
 from evallint.records import record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from evallint.parse import Document
     from evallint.project import Project
     from evallint.rules.api import Context
@@ -72,7 +74,13 @@ def registered(project: Project) -> Registered:
         if task is ABSENT and not isinstance(entry.data, dict):
             continue  # no mapping: the harness indexes nothing of it
         held.append(path)
-        for name in _names(task, group, tag):
+        # Most configs register one task name and nothing else: no list made for it.
+        names: Sequence[str]
+        if isinstance(task, str) and group is ABSENT and tag is ABSENT:
+            names = (task,)
+        else:
+            names = _names(task, group, tag)
+        for name in names:
             if first.setdefault(name, path) != path:
                 many.add(name)
     return Registered(first, many, frozenset(held))

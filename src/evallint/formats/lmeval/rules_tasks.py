@@ -23,7 +23,7 @@ from evallint.formats.lmeval.rules_read import (
 )
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.parse import format_of
-from evallint.project import ABSENT
+from evallint.project import ABSENT, Entry
 from evallint.rules.api import within
 from evallint.rules.base import Check, Rule, rule
 from evallint.suggest import suggest
@@ -356,8 +356,14 @@ def _member_rule(rule_id: str, severity: Severity) -> Callable[[Check], Rule]:
         reads_files=True,
         reads_project=True,
         keeps=_group_keys,
-        wants=lambda entry, ctx: entry.top("group") is not ABSENT,
+        wants=_is_group,
     )
+
+
+def _is_group(entry: Entry, ctx: Context) -> bool:
+    """What the member rules check: a config that names a group (one test for both rules,
+    asked once of each file)."""
+    return entry.top("group") is not ABSENT
 
 
 @_member_rule("lm-eval-unknown-task", Severity.ERROR)
