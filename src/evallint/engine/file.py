@@ -363,6 +363,9 @@ def skeleton(data: JSON, places: Sequence[Pointer]) -> JSON:
         return {} if isinstance(data, dict) else None
     if () in places:
         return data
+    if isinstance(data, dict) and all(len(p) == 1 for p in places):
+        # Top-level keys only (a config's, of every file of a tree): no walk.
+        return {p[0]: data[p[0]] for p in places if p[0] in data}
     heads: dict[str | int, list[Pointer]] = {}
     for p in places:
         heads.setdefault(p[0], []).append(p[1:])

@@ -70,7 +70,10 @@ def _prefix(rule_id: str, path: str, line_text: str) -> Any:
     return text_sha256(key.encode("utf-8", "surrogateescape"))
 
 
+_DIGITS = re.compile(r"\d+")  # numbers in a message (often lines): not part of what it is
+
+
 def _finish(prefix: Any, message: str) -> str:
     hasher = prefix.copy()
-    hasher.update(re.sub(r"\d+", "#", message).encode("utf-8", "surrogateescape"))
+    hasher.update(_DIGITS.sub("#", message).encode("utf-8", "surrogateescape"))
     return str(hasher.hexdigest())[:16]

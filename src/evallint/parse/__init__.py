@@ -94,6 +94,8 @@ class Document:
 
     def locate(self, pointer: Pointer, *, on_key: bool = False) -> Span:
         written = None if on_key else _written_at(self.data, pointer)
+        if written is not None and written.line == written.end_line:
+            return written  # on one line (most): no index of the text's lines needed
         if written is not None and (lines := self.lines()) is not None:
             return SourceMap(lines).first_line(written)
         seeker = self._seeker()

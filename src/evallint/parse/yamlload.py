@@ -171,9 +171,10 @@ class _Builder:
         self.nodes += 1
         self.chars += len(event.value)
         message = f"unsupported YAML tag {event.tag!r}"
-        self.problems.append(Problem(event_span(event), message, TAG_RULE + event.tag))
+        span = event_span(event)  # once: a harness tree writes thousands of `!function` tags
+        self.problems.append(Problem(span, message, TAG_RULE + event.tag))
         value = Tagged(event.value)
-        value.at = (self.child_pointer(self.stack[-1] if self.stack else None), event_span(event))
+        value.at = (self.child_pointer(self.stack[-1] if self.stack else None), span)
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1, len(event.value))
         self.attach(value, event)
@@ -246,8 +247,8 @@ class _Builder:
         `block` must be indented past it. libyaml does not check this, but the YAML spec and
         stricter parsers do (AgentV's: "Missing closing quote"), so the runner cannot load the
         file. Blank and comment lines, and a closing bracket, may sit anywhere."""
-        if block < 0:
-            return
+        if block < 0 or first > last:
+            return  # (a flow node on one line: no line of it to check, no index made)
         if self._lines is None:
             self._lines = LineIndex(self.text, yaml=True)
         starts, text = self._lines.starts, self.text

@@ -183,8 +183,10 @@ def _plain_check(is_valid: Callable[[JSON], object], data: JSON) -> bool:
 
 
 def _plain(value: JSON) -> JSON:
+    if type(value) is str:  # most values: as they are, with no further test
+        return value
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return str(value) if isinstance(value, str) else value
