@@ -8,8 +8,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conftest import lint_files, shared_or_skip
 from evallint.config import Config
+from evallint.formats.promptfoo import kinds as promptfoo_kinds
+from evallint.kinds import KINDS
 from evallint.model import Severity
 
 Run = Callable[..., tuple[int, str, str]]
@@ -123,3 +128,28 @@ def test_the_openai_registry_gives_no_error_on_samples_or_pointers(run: Run) -> 
     pointers = [d for d in found if d["rule"] == "git-lfs-pointer"]
     assert len(pointers) > 600  # the registry's JSONL files are all pointers in git
     assert all(d["severity"] == "warning" for d in pointers)
+
+
+_OWNER_KEYS = sorted(
+    {"$schema", "name", "tests", "prompts", "providers", "evalcases", "task", "defaultTest"}
+    | set(promptfoo_kinds._ONLY_SET)
+    | set(promptfoo_kinds._CORE_SET)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(_OWNER_KEYS),
+        st.one_of(st.none(), st.just("https://promptfoo.dev/config-schema.json"), st.just([])),
+    ),
+    st.sampled_from(["a.yaml", "promptfooconfig.yaml", "x/promptfoo.yaml", "evals/EVAL.yaml"]),
+)
+def test_a_kind_that_owns_files_claims_by_content_only_files_it_owns(
+    data: dict[str, object], path: str
+) -> None:
+    """A file no kind owns is not asked the owning kinds' content tests (they would say no):
+    that holds only while each such kind's content test implies its owning."""
+    for kind in KINDS:
+        if kind.owns is not None and kind.by_content is not None and kind.by_content(path, data):
+            assert kind.owns(path, data), (kind.name, path, data)

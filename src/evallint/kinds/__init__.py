@@ -191,7 +191,8 @@ def content_kind(path: str, data: JSON, fmt: str) -> Kind | None:
     if tooling(path):
         return None
     owner = _owner(path, data) if _OWNERS else None
-    for kind, test, name in _BY_CONTENT.get(fmt, ()):
+    tests = _BY_CONTENT if owner is not None else _UNOWNED  # (an owner's test needs its owning)
+    for kind, test, name in tests.get(fmt, ()):
         if (owner is None or name == owner) and test(path, data):
             return kind
     return None
@@ -203,6 +204,10 @@ _BY_CONTENT = {
     fmt: [(k, k.by_content, _FORMAT_OF[k.name]) for k in KINDS if k.by_content and fmt in k.formats]
     for fmt in dict.fromkeys(f for k in KINDS for f in k.formats)
 }
+
+# The same, without the kinds that own files (`Kind.owns`): a file no kind owns is not asked
+# their tests, which would only say no.
+_UNOWNED = {fmt: [t for t in found if not t[0].owns] for fmt, found in _BY_CONTENT.items()}
 
 
 _MARKS: dict[str, re.Pattern[str]] = {}

@@ -229,6 +229,7 @@ class Kind:
     fallback: bool = False
     # Files its runner owns whatever keys they share with other formats' (a promptfoo config
     # holds `tests` and `prompts` as AgentV suites do): no other format claims them by content.
+    # It holds of every file `by_content` claims (so a file it does not own is not asked that).
     owns: ContentTest | None = None
     # Why a parsed file no kind claims is plainly another tool's, though its name is this
     # kind's (`eval.yaml` of Hugging Face): said in the list of skipped files.
@@ -264,8 +265,13 @@ class Kind:
 
 
 def in_dir(name: str) -> PathTest:
+    """A file in a folder named `name`, at any depth."""
+    first, inner = f"{name}/", f"/{name}/"
+
     def test(path: str) -> bool:
-        return name in path.split("/")[:-1]
+        # A folder of the path is `name` where the path starts with it or holds it between
+        # slashes (asked of every file of a run: no list made).
+        return path.startswith(first) or inner in path
 
     return test
 

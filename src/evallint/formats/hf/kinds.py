@@ -106,6 +106,8 @@ BENCHMARK = Kind(
 
 def in_results(path: str) -> bool:
     """A YAML file directly under a `.eval_results/` folder."""
+    if ".eval_results/" not in path:
+        return False  # (most files of a run: no list made)
     parts = path.split("/")
     return len(parts) >= 2 and parts[-2] == ".eval_results"
 

@@ -23,6 +23,8 @@ PARTS = ("evals", "eval_sets", "modelgraded", "completion_fns", "solvers")
 def registry_part(path: str) -> str | None:
     """The resource folder a file is a registry file of (`registry/evals/x.yaml`: `evals`);
     None for any other file, a `.yml` or one further down included (the loader reads neither)."""
+    if "registry/" not in path:
+        return None  # (most files of a run: no list made)
     parts = path.split("/")
     if len(parts) < 3 or parts[-3] != "registry" or not parts[-1].endswith(".yaml"):
         return None
