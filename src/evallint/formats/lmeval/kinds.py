@@ -83,6 +83,8 @@ def include_target(at: str, written: str) -> str | None:
     if written.startswith(("/", "~")) or "\\" in written:
         return None
     folder = at.rpartition("/")[0]
+    if "/" not in written and written not in ("", ".", ".."):
+        return f"{folder}/{written}" if folder else written  # beside it (most): nothing to fold
     normal = posixpath.normpath(f"{folder}/{written}" if folder else written)
     return None if normal == ".." or normal.startswith("../") else normal
 

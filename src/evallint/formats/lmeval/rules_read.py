@@ -67,8 +67,8 @@ class _Loader:
                 self.top = pointer
             found = self.include(path, pointer, written, depth)
             if found is not None:
-                found.pop("task_list", None)  # never inherited
                 merged.update(found)
+                merged.pop("task_list", None)  # never inherited
         own = dict(data)  # a copy at C speed, then the one key dropped
         own.pop("include", None)
         merged.update(own)
@@ -88,7 +88,13 @@ class _Loader:
         if problem is not None or doc is None or not isinstance(doc.data, dict):
             return None
         self.templates.append(doc)
-        return self.load(doc.path, doc.data, depth + 1)
+        if "include" in doc.data:
+            return self.load(doc.path, doc.data, depth + 1)
+        # A template that includes nothing (most): loaded as it is, without a copy; the
+        # merge above copies what it keeps.
+        self.seen.add(doc.path)
+        self.origins.update(doc.facts.get(_origins, doc))
+        return doc.data
 
     def open(
         self, target: str | None, written: str, depth: int
@@ -118,6 +124,12 @@ class _Loader:
         if not isinstance(doc.data, dict):
             return f"include {written!r}: {target} holds no mapping; the harness needs one", None
         return None, doc
+
+
+def _origins(doc: Document) -> dict[str, str]:
+    """Each top-level key of a template that includes nothing, and the template: what its keys'
+    origins are wherever it is included."""
+    return dict.fromkeys(doc.data if isinstance(doc.data, dict) else (), doc.path)
 
 
 def chain(doc: Document, ctx: Context) -> Chain:
