@@ -277,6 +277,10 @@ def test_templates_are_read_as_jinja_at_exact_columns() -> None:
     assert _at("tasks/demo/demo.yaml", ok, given) == []
     block = TASK.replace('"{{question}}"', '"{% if question %}{{question}}"')
     assert _at("tasks/demo/demo.yaml", block, given) == [(5, 15, "lm-eval-template")]
+    # Braces written as escapes only (no brace in the text): read as the loader reads them.
+    escaped = TASK.replace('"{{question}}"', '"Q: \\u007b\\u007bquestion}\\nA:"')
+    assert "{" not in escaped and "\\u007b" in escaped
+    assert _at("tasks/demo/demo.yaml", escaped, given) == [(5, 18, "lm-eval-template")]
 
 
 def test_the_template_scanner_takes_linear_time_on_hostile_text() -> None:
