@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from conftest import DictSource, baseline_of, lint_files
 from evallint.baseline import base_project
 from evallint.config import Config, glob_regex
-from evallint.engine import file, index, parallel
+from evallint.engine import crossing, file, index, parallel
 from evallint.engine.file import Run, active_rules, check_entry
 from evallint.engine.run import lint
 from evallint.facts import Facts
@@ -37,10 +37,11 @@ from evallint.kinds import (
     kind_named,
     path_kind,
 )
-from evallint.model import Edit, Finding, Severity, Skipped
+from evallint.model import Diagnostic, Edit, Finding, Location, Severity, Skipped, Span
 from evallint.parse import Document
 from evallint.project import Entry, Project, unpack_kept
 from evallint.read import read_entry
+from evallint.records import fields_of
 from evallint.rules import ALL_RULES, BY_ID
 from evallint.rules.api import Context
 from evallint.rules.base import rule
@@ -195,12 +196,12 @@ def test_a_version_finding_carries_its_fix_placed_at_the_version_scalar() -> Non
 
 def test_a_packed_entry_keeps_what_other_files_read() -> None:
     rubric = _entry("rubrics/tone.yaml", RUBRIC_TEXT)
-    assert parallel.pack(rubric) is rubric  # definers cross whole
+    assert crossing.pack(rubric) is rubric  # definers cross whole
     record = _entry(
         "records/x.json",
         '{"schema_version": "0.2.0", "evaluation_id": "e1", "evaluation_results": []}',
     )
-    packed = parallel.pack(record)
+    packed = crossing.pack(record)
     assert isinstance(packed, tuple)  # a record crosses as a tuple
     back = unpack_kept(packed)
     assert back.kind is record.kind and back.doc.path == record.doc.path
@@ -613,3 +614,17 @@ def test_workers_hand_slim_waiting_files_over_too() -> None:
         ("tasks/s.yaml", "unused-suppression"),
     ]
     assert found == sorted(one[1] + serial.check(Project(one[0])), key=lambda d: d.path)
+
+
+def test_a_finding_crosses_between_processes_whole() -> None:
+    """Workers send their findings back flat (a record's state would cost more): every field
+    arrives, those left out of equality too."""
+    fix = Edit(2, 3, "x")
+    related = (Location("b.yaml", Span(1, 1, 1, 2), "first here"),)
+    sent = Diagnostic(
+        "a.yaml", Span(3, 15, 3, 40), "r", Severity.NOTE, "m", related, "f" * 16, "g", 2, fix, "src"
+    )
+    back = pickle.loads(pickle.dumps(sent, pickle.HIGHEST_PROTOCOL))
+    names = fields_of(sent)
+    assert [getattr(back, f) for f in names] == [getattr(sent, f) for f in names]
+    assert type(back.severity) is Severity and type(back.span) is Span

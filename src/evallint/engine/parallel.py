@@ -14,7 +14,6 @@ does both phases.
 
 from __future__ import annotations
 
-import copyreg
 import gc
 import heapq
 import os
@@ -23,12 +22,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from evallint.engine.crossing import Sent, entry_of, send_form
 from evallint.engine.file import Run, Waiting, check_all, due, light, read_all
 from evallint.io.source import Source
-from evallint.kinds import BY_NAME, Kind
-from evallint.model import JSON, Diagnostic, Skipped
-from evallint.parse import Document, Format, ready_yaml
-from evallint.project import Entry, Kept, PackedKept, Project, Rest, shared_only, unpack_kept
+from evallint.model import Diagnostic, Skipped
+from evallint.parse import ready_yaml
+from evallint.project import Entry, Kept, Project
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -36,30 +35,6 @@ if TYPE_CHECKING:
 PARALLEL_FROM = 1000  # below this, starting processes costs more than it saves
 INDEX_CHUNK = 2000  # entries a message of the index carries to the workers
 
-
-# How the run's data crosses between processes; the data types know nothing of it.
-def _kind(name: str) -> Kind:
-    return BY_NAME[name]
-
-
-def _reduce_kind(kind: Kind) -> tuple[Callable[[str], Kind], tuple[str]]:
-    # Kinds hold functions; processes (forked after every kind is made) refer to them by name.
-    return (_kind, (kind.name,))
-
-
-def _reduce_document(doc: Document) -> tuple[type[Document], tuple[Any, ...]]:
-    # Positional, without the facts (a cache): a record otherwise pickles as its state tuple
-    # and is rebuilt field by field, which cost a third of sending a split run's index.
-    return (Document, (doc.path, doc.fmt, doc.text, doc.data, doc.ok, doc.problems))
-
-
-def _reduce_entry(entry: Entry) -> tuple[type[Entry], tuple[Document, Kind, Rest | None]]:
-    return (Entry, (entry.doc, entry.kind, entry.rest))
-
-
-copyreg.pickle(Kind, _reduce_kind)
-copyreg.pickle(Document, _reduce_document)
-copyreg.pickle(Entry, _reduce_entry)
 
 Skips = list[Skipped]
 
@@ -175,22 +150,6 @@ def _failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
     return ("error", (f"{type(exc).__name__}: {exc}", detail))
 
 
-# An entry as sent between processes: whole for a file that defines something (rubrics,
-# judges, few), else as its `Kept` packs it (path, format, ok, kind, shared values): a tuple
-# pickles ~10x faster than the objects, and thousands cross each way.
-Packed = Entry | PackedKept
-# A file crossing between processes (`_sent`): a file of the run by its place in the run's
-# paths, a `Kept` packed, an entry whole.
-PlacedKept = tuple[int, Format, bool, str, bool, JSON, bytes | None]
-Sent = Entry | PackedKept | PlacedKept | tuple[int, Entry]
-
-
-def pack(entry: Entry) -> Packed:
-    """An entry as `project.shared_only` keeps it, in the form that crosses a pipe fastest."""
-    shared = shared_only(entry)
-    return shared.packed() if isinstance(shared, Kept) else shared
-
-
 def start(paths: Sequence[str], count: int, run: Run, source: Source) -> Serial | Forked:
     """Phase one begins: `count` processes (1: this one) read their share of `paths`."""
     return Forked(paths, count, run, source) if count > 1 else Serial(paths, run, source)
@@ -253,7 +212,7 @@ class Forked:
                 for sent in payload:
                     assert not isinstance(sent, Entry)  # a worker names each file by place
                     places[i].append(cast(int, sent[0]))
-                    found[i].append(_received(sent, self._paths))
+                    found[i].append(entry_of(sent, self._paths))
             else:
                 ends[i] = payload
         diagnostics: list[Diagnostic] = []
@@ -296,7 +255,7 @@ class Forked:
         order = {p: i for i, p in enumerate(self._paths)}
         every = head.every_entry()
         for start in range(0, len(every), INDEX_CHUNK):
-            part = [_sent(e, order.get(e.path)) for e in every[start : start + INDEX_CHUNK]]
+            part = [send_form(e, order.get(e.path)) for e in every[start : start + INDEX_CHUNK]]
             self._send(pickle.dumps(("part", part), pickle.HIGHEST_PROTOCOL))
         self._send(pickle.dumps(("last", head.broken), pickle.HIGHEST_PROTOCOL))
         found = [d for conn in self._conns for d in _receive(conn)]
@@ -313,27 +272,6 @@ class Forked:
                 conn.send_bytes(message)
         except OSError:  # BrokenPipeError: stdout's, to the command, would mean "all is well"
             raise RuntimeError(_GONE) from None
-
-
-def _sent(entry: Entry, place: int | None) -> Sent:
-    """`entry` packed to cross a pipe. A file of the run is named by its place in the run's
-    paths, which every process has (forked with them): an int crosses faster than a path, and
-    the other side keeps its own copy of the path, not a second one."""
-    packed = pack(entry)
-    if isinstance(packed, Entry):
-        return packed if place is None else (place, packed)
-    return packed if place is None else (place, *packed[1:])
-
-
-def _received(sent: Sent, paths: Sequence[str]) -> Entry:
-    """A file as it crossed (`_sent`): an entry whole, a pair (place, entry), or a packed
-    `Kept` whose path may be its place in the run's `paths`."""
-    if isinstance(sent, Entry):
-        return sent
-    if len(sent) == 2:
-        return sent[1]
-    at = sent[0]
-    return unpack_kept(cast(PackedKept, sent), paths[at] if isinstance(at, int) else None)
 
 
 # Told to a worker that handed its waiting files over: nothing more will come.
@@ -358,7 +296,7 @@ def _index(conn: Connection, mine: dict[str, Entry], paths: Sequence[str]) -> Pr
             head.broken = payload
             return head
         for sent in payload:
-            entry = _received(sent, paths)
+            entry = entry_of(sent, paths)
             entries.append(mine.get(entry.path) or entry)
 
 
@@ -427,7 +365,7 @@ def _read_share(
         entries, found, skipped, pending = read_all(part, source, run)
         diagnostics += found
         places = list(_placed((e.path for e in entries), part, at))
-        out += (_sent(e, p) for e, p in zip(entries, places, strict=True))
+        out += (send_form(e, p) for e, p in zip(entries, places, strict=True))
         if len(out) >= INDEX_CHUNK:
             conn.send(("part", out))
             out = []
