@@ -89,23 +89,29 @@ def include_target(at: str, written: str) -> str | None:
     return None if normal == ".." or normal.startswith("../") else normal
 
 
-def functions(data: JSON, pointer: Pointer = ()) -> Iterator[tuple[Pointer, str]]:
-    """(where, `mod.fn`) of every `!function` value, depth first."""
+def functions(data: JSON, pointer: Pointer = ()) -> list[tuple[Pointer, str]]:
+    """(where, `mod.fn`) of every `!function` value, depth first. A walk without a call or
+    a generator a value (asked of the thousands of a harness tree's files that write a tag);
+    a pointer is made only for what may hold a tag, never for a plain scalar."""
+    found: list[tuple[Pointer, str]] = []
     stack: list[tuple[Pointer, JSON]] = [(pointer, data)]
+    pop, push = stack.pop, stack.append
     while stack:
-        at, value = stack.pop()
+        at, value = pop()
         if isinstance(value, Tagged):
-            yield at, str(value)
+            found.append((at, str(value)))
         elif isinstance(value, dict):
-            # No pointer made for a plain scalar (most values): it holds no tag.
-            stack.extend(((*at, k), v) for k, v in reversed(value.items()) if _may_tag(v))
+            for key, item in reversed(value.items()):
+                if isinstance(item, _MAY_TAG):
+                    push(((*at, key), item))
         elif isinstance(value, list):
-            found = [((*at, i), v) for i, v in enumerate(value) if _may_tag(v)]
-            stack.extend(reversed(found))
+            for i in range(len(value) - 1, -1, -1):
+                if isinstance(value[i], _MAY_TAG):
+                    push(((*at, i), value[i]))
+    return found
 
 
-def _may_tag(value: JSON) -> bool:
-    return isinstance(value, dict | list | Tagged)
+_MAY_TAG = (dict, list, Tagged)  # what a tag may be, or be inside
 
 
 def module_paths(folder: str, module: str) -> list[str]:
