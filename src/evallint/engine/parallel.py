@@ -2,9 +2,11 @@
 
 Reading and parsing is most of a large run, and the project index needs every file before any
 file can be checked against it. So each forked worker reads its share of the files and sends
-back, as it reads them, only what other files' rules may read of them (`pack`); the parent
-builds the index from that and sends it to every worker, which then checks its own files. Parsed
-data never crosses a pipe; the index, which is small, crosses once per worker.
+back, as it reads them, only what other files' rules may read of them (`crossing.pack`); the
+parent builds the index from that. Where what waits for phase two is light, the workers hand it
+back and the parent checks it (`Forked`); else the parent sends the index to every worker, which
+then checks its own files. Parsed data never crosses a pipe; the index, which is small, crosses
+once per worker.
 
 Workers are forked, never spawned: they inherit the run (config, source, baseline) without
 pickling it. Both phases are `engine/file.py`'s (`read_all`, `check_all`); this module only
