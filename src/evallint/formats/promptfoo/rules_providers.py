@@ -4,7 +4,9 @@
 anything runs; an id no provider of the release answers to ("Could not identify provider"), a
 provider the release retired, or a SageMaker model type it does not read fails the config.
 Only what the id itself says is checked: what an id's model or endpoint is, the provider's
-service decides.
+service decides. Of a provider's `config`, the keys of the providers that drop what they do not
+know, by the release's own lists: HTTP (its config schema) and Ollama (the sets it sorts its
+config by).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from evallint.formats.promptfoo import kinds as promptfoo
+from evallint.formats.promptfoo import kinds_ollama as ollama
 from evallint.formats.promptfoo.kinds_http import CONFIG_KEYS as HTTP_KEYS
 from evallint.model import JSON, Finding, Pointer, Severity
 from evallint.rules.base import rule
@@ -275,3 +278,92 @@ def promptfoo_http_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         for key in config:
             if isinstance(key, str) and key not in HTTP_KEYS:
                 yield Finding((*where, key), _dropped(key), on_key=True)
+
+
+def _ollama_endpoint(written: str) -> str | None:
+    """The Ollama endpoint promptfoo builds a provider for from its id (`ollama:chat:m`,
+    `ollama:completion:m`, `ollama:embeddings:m`; any other `ollama:m` is a completion one),
+    or None for another provider."""
+    if not written.startswith("ollama:"):
+        return None
+    named = written.split(":")[1]
+    if named == "chat":
+        return "chat"
+    return "embedding" if named in ("embedding", "embeddings") else "completion"
+
+
+# What a slip may have meant: the options and the keys promptfoo reads itself (not the path it
+# sets on every provider).
+_OLLAMA_HINTS = sorted((ollama.OPTION_KEYS | ollama.INTERNAL) - {"basePath", "passthrough"})
+
+
+# Keys other providers take that real Ollama configs carry (`max_tokens`, `base_url`), and what
+# the Ollama provider reads instead: the option of that meaning, or the environment.
+_OLLAMA_INSTEAD = {
+    "max_tokens": "; Ollama's option for it is 'num_predict'",
+    "max_new_tokens": "; Ollama's option for it is 'num_predict'",
+    **dict.fromkeys(
+        ("base_url", "baseUrl", "apiBaseUrl", "apiHost", "host", "url"),
+        "; the provider reads the server's address from OLLAMA_BASE_URL in the environment",
+    ),
+    **dict.fromkeys(
+        ("apiKey", "api_key"), "; the provider reads a key from OLLAMA_API_KEY in the environment"
+    ),
+}
+
+
+def _ollama_dropped(key: str, endpoint: str) -> str | None:
+    if key in ollama.INTERNAL or key == "passthrough":
+        return None
+    if key not in ollama.OPTION_KEYS:
+        hint = suggest(key, _OLLAMA_HINTS)
+        other = " (other request fields go under `passthrough`)"
+        tail = _OLLAMA_INSTEAD.get(key) or (f"; did you mean {hint!r}?" if hint else other)
+        return (
+            f"promptfoo's Ollama provider drops {key!r} from its config without a word (it "
+            f"sends Ollama's options and a few fields beside them), so it has no effect{tail}"
+        )
+    if key in ollama.TOP_LEVEL and key not in ollama.ENDPOINT_KEYS[endpoint]:
+        return (
+            f"promptfoo's Ollama {endpoint} provider does not send {key!r}: its endpoint does "
+            "not take it (promptfoo only warns when the eval runs)"
+        )
+    return None
+
+
+@rule("promptfoo-ollama-config-key", Severity.WARNING, kinds=KINDS, precision="high")
+def promptfoo_ollama_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A key of an Ollama provider's `config` that promptfoo does not send.
+
+    promptfoo 0.123's Ollama providers (`ollama:chat:<model>`, `ollama:completion:<model>`,
+    `ollama:embeddings:<model>`; `ollama:<model>` is a completion one) send Ollama's options
+    in the request's `options` and a few fields beside them; any other key of `config` is
+    dropped with no word but a debug log line, so a misspelt option has no effect. A field
+    the provider's endpoint does not take (`suffix` on a chat provider, `tools` on a
+    completion one) is dropped too, with a warning only when the eval runs.
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: ollama:chat:llama3.2
+            config: {temprature: 0.2, suffix: "."}
+        tests:
+          - vars: {question: Hi}
+    Good (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: ollama:chat:llama3.2
+            config: {temperature: 0.2}
+        tests:
+          - vars: {question: Hi}
+    """
+    for at, written, options, on_key in providers(doc.data):
+        endpoint = _ollama_endpoint(written)
+        config = options.get("config")
+        if endpoint is None or not isinstance(config, dict):
+            continue
+        where = _config_at(at, on_key)
+        for key in config:
+            said = _ollama_dropped(key, endpoint) if isinstance(key, str) else None
+            if said is not None:
+                yield Finding((*where, key), said, on_key=True)
