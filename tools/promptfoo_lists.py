@@ -58,13 +58,17 @@ def _object_keys(text: str, name: str) -> set[str]:
     return set(re.findall(r"^\t([A-Za-z_$][\w$]*):", found.group(1), re.M))
 
 
+def _providers_chunk(package: Path, name: str) -> str:
+    """The text of the providers' chunk of the bundle that defines `const NAME`."""
+    for path in sorted((package / "dist/src").glob("providers-*.js")):
+        text = path.read_text()
+        if f"const {name} = " in text:
+            return text
+    raise SystemExit(f"no providers chunk defines {name}")
+
+
 def _http(package: Path, version: str) -> None:
-    chunk = next(
-        p
-        for p in sorted((package / "dist/src").glob("providers-*.js"))
-        if "const HttpProviderConfigSchema = " in p.read_text()
-    )
-    text = chunk.read_text()
+    text = _providers_chunk(package, "HttpProviderConfigSchema")
     keys = _object_keys(text, "HttpProviderConfigFieldsSchema")
     keys |= _object_keys(text, "HttpProviderConfigSchema")
     lines = [
@@ -113,12 +117,7 @@ def _frozen(name: str, values: list[str], indent: str = "", close: str = ")") ->
 
 
 def _ollama(package: Path, version: str) -> None:
-    chunk = next(
-        p
-        for p in sorted((package / "dist/src").glob("providers-*.js"))
-        if "const OllamaCompletionOptionKeys = " in p.read_text()
-    )
-    text = chunk.read_text()
+    text = _providers_chunk(package, "OllamaCompletionOptionKeys")
     options = _set(text, "OllamaCompletionOptionKeys")
     top = _set(text, "OllamaNonNestedOptionKeys")
     internal = _set(text, "OllamaInternalConfigKeys")
