@@ -393,9 +393,16 @@ def check_all(
     pending: Sequence[Waiting], run: Run, source: Source, head: Project
 ) -> list[Diagnostic]:
     """Phase two for files read in phase one: the rules that need the whole project."""
+    return check_due(due(pending, run, head), run, source, head)
+
+
+def check_due(
+    wanted: Sequence[Waiting], run: Run, source: Source, head: Project
+) -> list[Diagnostic]:
+    """Phase two for the files `due` keeps (a caller that filtered them already)."""
     base = base_of(head, run.baseline)
     out: list[Diagnostic] = []
-    for waiting in due(pending, run, head):
+    for waiting in wanted:
         p = Pending(waiting, slim=True) if isinstance(waiting, Entry) else waiting
         entry = p.entry.solid()  # a `Kept` makes its document once here, not at each use
         ctx = context(entry, run, head, base)

@@ -25,7 +25,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from evallint.engine.crossing import Sent, entry_of, send_form
-from evallint.engine.file import Run, Waiting, check_all, due, light, read_all
+from evallint.engine.file import Run, Waiting, check_all, check_due, due, light, read_all
 from evallint.io.source import Source
 from evallint.model import Diagnostic, Skipped
 from evallint.parse import ready_yaml
@@ -238,14 +238,14 @@ class Forked:
 
     def check(self, head: Project) -> list[Diagnostic]:
         if self._handed is not None:
-            # Only the findings cross back: the new workers have the project as it is here.
             # What no rule wants is left out here, once (most of a large tree): what is left
-            # is checked here, or split when it is large enough to pay for the processes.
+            # is checked here, or split when it is large enough to pay for the processes
+            # (forked with the project as it is here; only their findings cross back).
             run, source = self._run, self._source
             wanted = due(self._handed, run, head)
             count = min(len(self._conns), count_for(len(wanted), None))
             shares = [wanted[i::count] for i in range(count)]
-            parts = split_map(lambda share: check_all(share, run, source, head), shares, count)
+            parts = split_map(lambda share: check_due(share, run, source, head), shares, count)
             return [d for part in parts for d in part]
         import pickle  # only split runs need it: a one-file run does not pay its import
 
