@@ -58,6 +58,16 @@ def _object_keys(text: str, name: str) -> set[str]:
     return set(re.findall(r"^\t([A-Za-z_$][\w$]*):", found.group(1), re.M))
 
 
+def _frozen(name: str, values: list[str], indent: str = "", close: str = ")") -> list[str]:
+    return [
+        f"{indent}{name}frozenset(",
+        f"{indent}    {{",
+        *[f'{indent}        "{v}",' for v in values],
+        f"{indent}    }}",
+        f"{indent}{close}",
+    ]
+
+
 def _providers_chunk(package: Path, name: str) -> str:
     """The text of the providers' chunk of the bundle that defines `const NAME`."""
     for path in sorted((package / "dist/src").glob("providers-*.js")):
@@ -78,11 +88,7 @@ def _http(package: Path, version: str) -> None:
         f'VERSION = "{version}"',
         "",
         "# Any other key is stripped when the provider parses its config (zod's `strip`).",
-        "CONFIG_KEYS = frozenset(",
-        "    {",
-        *[f'        "{k}",' for k in sorted(keys)],
-        "    }",
-        ")",
+        *_frozen("CONFIG_KEYS = ", sorted(keys)),
         "",
     ]
     HTTP_OUT.write_text("\n".join(lines), encoding="utf-8")
@@ -104,16 +110,6 @@ def _endpoint_sets(text: str, name: str) -> dict[str, list[str]]:
         raise SystemExit(f"no object {name} in the bundle")
     pairs = re.findall(r"^\t(\w+): [^\n]*new Set\(\[(.*?)\]\)", found.group(1), re.S | re.M)
     return {key: sorted(re.findall(r'"([^"]+)"', body)) for key, body in pairs}
-
-
-def _frozen(name: str, values: list[str], indent: str = "", close: str = ")") -> list[str]:
-    return [
-        f"{indent}{name}frozenset(",
-        f"{indent}    {{",
-        *[f'{indent}        "{v}",' for v in values],
-        f"{indent}    }}",
-        f"{indent}{close}",
-    ]
 
 
 def _ollama(package: Path, version: str) -> None:
@@ -171,18 +167,10 @@ def main(package: Path, node: str) -> None:
         f'VERSION = "{version}"',
         "",
         "# What `redteam.plugins` may name (besides a `file://` plugin of the project's own).",
-        "PLUGINS = frozenset(",
-        "    {",
-        *[f'        "{p}",' for p in plugins],
-        "    }",
-        ")",
+        *_frozen("PLUGINS = ", plugins),
         "",
         "# The graders an assertion `promptfoo:redteam:<id>` may name.",
-        "GRADERS = frozenset(",
-        "    {",
-        *[f'        "{g}",' for g in graders],
-        "    }",
-        ")",
+        *_frozen("GRADERS = ", graders),
         "",
     ]
     OUT.write_text("\n".join(lines), encoding="utf-8")
