@@ -43,6 +43,7 @@ YAML_ROUTES = {
         "task: demo\ndataset_path: d\nprocess_docs: !function utils.f\n",
     ),
     "lm-eval group markers": ("tasks/demo/_g.yaml", "group: g\naggregate_metric_list: []\n"),
+    "lm-eval group listing markers": ("tasks/demo/_l.yaml", "group: g\ntask: [a, b]\n"),
     "promptfoo name": ("evals/promptfooconfig.compare.yaml", "prompts: [hi]\nproviders: [echo]\n"),
     "promptfoo keys": ("misc/pf.yaml", "defaultTest: {}\nprompts: [hi]\n"),
     "promptfoo modeline": (

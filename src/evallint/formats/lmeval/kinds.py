@@ -180,6 +180,7 @@ TASK = Kind(
         ("task", "doc_to_text"),
         ("task", "output_type"),
         ("task", "include"),
+        ("task", "group"),  # a group listing its members (its content makes it one too)
         ("group", "aggregate_metric_list"),
     ),
     tags=frozenset({Tagged.tag}),
