@@ -12,7 +12,11 @@ it parses its config with (`HttpProviderConfigSchema`: the fields' object, which
 other key, extended), read from the bundle's source; the Ollama providers' are the literal
 sets their config is sorted by (`OllamaCompletionOptionKeys`, which builds the request's
 `options` and drops the rest, the keys sent beside them, each endpoint's, and promptfoo's own
-`OllamaInternalConfigKeys`). Run by hand when the promptfoo the checks
+`OllamaInternalConfigKeys`). The OpenAI, Anthropic and Bedrock providers have no such list:
+they read their config key by key, in their own code and in helpers. For each, the names its
+code reads off any object (the bundle's regions of its source folders, and of the folders it
+calls into) and the names any other code reads off something called a config: a key outside
+both is read by nothing (`kinds_provider_keys.py`). Run by hand when the promptfoo the checks
 follow moves; never by the package or its tests.
 """
 
@@ -145,6 +149,129 @@ def _ollama(package: Path, version: str) -> None:
     print(f"wrote {OLLAMA_OUT.name}: {len(options)} Ollama config keys ({version})")
 
 
+_NAME = r"[A-Za-z_$][\w$]*"
+# The source folders of each provider checked, and of the providers' code it calls into
+# (Bedrock serves Claude with Anthropic's helpers and its mantle models with OpenAI's chat).
+_TITLES = {"openai": "OpenAI", "anthropic": "Anthropic", "bedrock": "Bedrock"}
+_FAMILIES = {
+    "openai": ("openai", "responses"),
+    "anthropic": ("anthropic",),
+    "bedrock": ("bedrock", "anthropic", "openai", "responses"),
+}
+
+
+def _regions(package: Path) -> dict[str, str]:
+    """The bundle's text by source file (its `//#region src/...` comments; what no region
+    holds is filed under "", promptfoo's own code)."""
+    found: dict[str, list[str]] = {}
+    paths = [p for p in (package / "dist").rglob("*") if p.suffix in (".js", ".cjs", ".mjs")]
+    for path in sorted(paths):
+        source = ""
+        for line in path.read_text(errors="replace").splitlines(keepends=True):
+            if line.startswith("//#region "):
+                source = line.split()[1]
+            elif line.startswith("//#endregion"):
+                source = ""
+            else:
+                found.setdefault(source, []).append(line)
+    return {source: "".join(lines) for source, lines in found.items()}
+
+
+def _family(source: str, providers: frozenset[str]) -> str | None:
+    """The provider a source file belongs to (its folder or name under `src/providers/`), or
+    None for promptfoo's own code and the providers' shared helpers."""
+    if not source.startswith("src/providers/"):
+        return None
+    rest = source.removeprefix("src/providers/")
+    name = rest.split("/")[0] if "/" in rest else rest.rsplit(".", 1)[0]
+    return name if name in providers else None
+
+
+def _reads(text: str, receiver: str) -> set[str]:
+    """Names read off an object whose name matches `receiver`: `x.name`, `x?.name`,
+    `x["name"]`, `{ name } = x`, `"name" in x`."""
+    text = text.replace("...", " ")
+    # Any object: whatever a name, a call or an index gives (`a.b?.c`, `f().d`, `x[0].e`),
+    # looked behind, so that each link of a chain is read.
+    before = rf"\b{receiver}" if receiver != _NAME else r"(?<=[\w$)\]])"
+    # A method called (`x.name(...)`) is no value a YAML or JSON config could hold.
+    found = set(re.findall(rf"{before}\??\.({_NAME})\b(?!\s*\()", text))
+    found |= set(re.findall(rf"{before}\??\.?\[\s*[\"'`]([^\"'`]+)[\"'`]\s*\]", text))
+    pattern = rf"\{{([^{{}}()]*)\}}\s*=\s*[\w.?$]*{receiver}\b"
+    if receiver == _NAME:  # any object: also destructured parameters
+        pattern = r"(?:const|let|var|\(|,)\s*\{([^{}()]*)\}\s*(?:=|\)|,)"
+    for body in re.findall(pattern, text):
+        found |= set(re.findall(rf"(?:^|,)\s*({_NAME})\s*(?=[:,=]|$)", body.strip()))
+    found |= set(re.findall(rf"[\"'`]([^\"'`]+)[\"'`] in {receiver}\b", text))
+    found |= set(re.findall(r"hasOwn\w*\([^)]*?[\"'`]([^\"'`]+)[\"'`]", text))
+    return found
+
+
+def _wrapped(name: str, values: set[str]) -> list[str]:
+    """A set written as the words of a string (a name with a space in it is a stray match of
+    the patterns inside a string literal, never a key)."""
+    import textwrap
+
+    words = sorted(v for v in values if v.split() == [v])
+    body = textwrap.wrap(" ".join(words), 88, break_on_hyphens=False)
+    return [f"{name}frozenset(", '    """', *[f"    {b}" for b in body], '    """.split()', ")"]
+
+
+def _prefixes() -> frozenset[str]:
+    """The provider prefixes the checks know (`PREFIXES` of the rules), read as a literal: the
+    tool does not import the package it writes into."""
+    import ast
+
+    tree = ast.parse((HERE / "rules_providers.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PREFIXES":
+            value = node.value
+            assert isinstance(value, ast.Call)
+            return frozenset(ast.literal_eval(value.args[0]))
+    raise SystemExit("no PREFIXES in rules_providers.py")
+
+
+def _provider_keys(package: Path, version: str) -> None:
+    prefixes = _prefixes()
+    regions = _regions(package)
+    config = r"\w*[cC]onfig"
+    shared = set().union(
+        *(_reads(t, config) for s, t in regions.items() if _family(s, prefixes) is None)
+    )
+    read: dict[str, set[str]] = {}
+    named: dict[str, set[str]] = {}
+    for provider, folders in _FAMILIES.items():
+        own = [t for s, t in regions.items() if _family(s, prefixes) in folders]
+        read[provider] = shared.union(*(_reads(t, _NAME) for t in own))
+        mine = [t for s, t in regions.items() if _family(s, prefixes) == provider]
+        named[provider] = set().union(*(_reads(t, config) for t in mine))
+    for provider in _FAMILIES:
+        _write_keys(provider, read[provider], named[provider], version)
+
+
+def _write_keys(provider: str, read: set[str], named: set[str], version: str) -> None:
+    out = HERE / f"kinds_keys_{provider}.py"
+    lines = [
+        f'"""The names promptfoo {version}\'s {_TITLES[provider]} providers may read off their',
+        "`config` (generated by `tools/promptfoo_lists.py` from the installed package: do not",
+        'edit by hand)."""',
+        "",
+        "# ruff: noqa: SIM905  (a thousand names read better as words than quoted one by one)",
+        "",
+        f'VERSION = "{version}"',
+        "",
+        "# Every name the provider's code (and the providers' code it calls into) reads off any",
+        "# object, and every name promptfoo's other code reads off a config: a key outside these",
+        "# is read by no code, so it has no effect.",
+        *_wrapped("READ = ", read),
+        "# The keys the provider's own code reads off its config by name (for did-you-mean).",
+        *_wrapped("NAMED = ", named),
+        "",
+    ]
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {out.name}: {len(read)} names read, {len(named)} by name ({version})")
+
+
 def main(package: Path, node: str) -> None:
     version = json.loads((package / "package.json").read_text())["version"]
     chunks = [
@@ -177,6 +304,7 @@ def main(package: Path, node: str) -> None:
     print(f"wrote {OUT.name}: {len(plugins)} plugin ids, {len(graders)} graders ({version})")
     _http(package, version)
     _ollama(package, version)
+    _provider_keys(package, version)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from evallint.formats.promptfoo import (
     rules_csv,
     rules_files,
     rules_prompts,
+    rules_provider_keys,
     rules_providers,
     rules_redteam,
     rules_vars,
@@ -18,6 +19,7 @@ FAMILIES = (
     rules_vars,
     rules_csv,
     rules_providers,
+    rules_provider_keys,
     rules_prompts,
     rules_redteam,
 )

@@ -228,7 +228,7 @@ def _http(written: str) -> bool:
     return written.startswith(("http:", "https:")) or written in ("http", "https")
 
 
-def _config_at(at: Pointer, on_key: bool) -> Pointer:
+def config_at(at: Pointer, on_key: bool) -> Pointer:
     """Where a provider's `config` is, from where its id is (`providers`)."""
     return (*at, "config") if on_key else (*at[:-1], "config")
 
@@ -274,7 +274,7 @@ def promptfoo_http_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         config = options.get("config")
         if not _http(written) or not isinstance(config, dict):
             continue
-        where = _config_at(at, on_key)
+        where = config_at(at, on_key)
         for key in config:
             if isinstance(key, str) and key not in HTTP_KEYS:
                 yield Finding((*where, key), _dropped(key), on_key=True)
@@ -362,7 +362,7 @@ def promptfoo_ollama_config_key(doc: Document, ctx: Context) -> Iterator[Finding
         config = options.get("config")
         if endpoint is None or not isinstance(config, dict):
             continue
-        where = _config_at(at, on_key)
+        where = config_at(at, on_key)
         for key in config:
             said = _ollama_dropped(key, endpoint) if isinstance(key, str) else None
             if said is not None:

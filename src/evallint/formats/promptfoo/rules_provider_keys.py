@@ -1,0 +1,135 @@
+"""promptfoo's OpenAI, Anthropic and Bedrock providers: a `config` key no code reads.
+
+These providers have no list of their keys (unlike HTTP's schema or Ollama's sets): they build
+each request from the keys they name, in their own code and in helpers. A key no code of the
+provider reads by that name, and no code of promptfoo reads off any config, changes nothing
+(`kinds_keys_<provider>`, read from the release by the list tool). What the provider is, an id
+says: `openai:...`, `anthropic:...` (but its Claude Agent SDK ids, another provider's code),
+`bedrock:...`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evallint.formats.promptfoo import kinds as promptfoo
+from evallint.formats.promptfoo import kinds_keys_anthropic, kinds_keys_bedrock, kinds_keys_openai
+from evallint.formats.promptfoo.rules_providers import config_at, providers
+from evallint.model import Finding, Severity
+from evallint.rules.base import rule
+from evallint.suggest import suggest
+
+if TYPE_CHECKING:
+    from evallint.parse import Document
+    from evallint.rules.api import Context
+
+KINDS = promptfoo.KINDS
+
+NAMES = {"openai": "OpenAI", "anthropic": "Anthropic", "bedrock": "Bedrock"}
+KEYS = {
+    "openai": kinds_keys_openai,
+    "anthropic": kinds_keys_anthropic,
+    "bedrock": kinds_keys_bedrock,
+}
+# Where a provider takes request fields it does not name.
+EXTRA = {"openai": "passthrough", "anthropic": "extra_body", "bedrock": "passthrough"}
+_ADDRESS = "; promptfoo's key for the API's address is 'apiBaseUrl'"
+_OPENAI_MAX = "; OpenAI's is 'max_tokens' ('max_completion_tokens' for reasoning models)"
+_ANTHROPIC_NONE = "; Anthropic's Messages API takes no such field"
+# What other providers (and SDKs) call a setting, and what this provider reads instead: a
+# likeness of spelling would point elsewhere (`baseURL` is not the chat provider's `base_url`).
+INSTEAD = {
+    "openai": {
+        **dict.fromkeys(
+            ("maxTokens", "max_tokens_to_sample", "maxOutputTokens", "max_new_tokens"), _OPENAI_MAX
+        ),
+        "num_predict": _OPENAI_MAX,
+        **dict.fromkeys(("stop_sequences", "stopSequences"), "; OpenAI's is 'stop'"),
+        **dict.fromkeys(("top_k", "topK"), "; OpenAI's chat API has no top-k sampling"),
+        **dict.fromkeys(("baseURL", "apiBase", "api_base"), _ADDRESS),
+    },
+    "anthropic": {
+        **dict.fromkeys(
+            (
+                "maxTokens", "max_completion_tokens", "maxOutputTokens", "max_output_tokens",
+                "max_new_tokens", "num_predict",
+            ),
+            "; Anthropic's is 'max_tokens'",
+        ),
+        **dict.fromkeys(("stop", "stopSequences"), "; Anthropic's is 'stop_sequences'"),
+        **dict.fromkeys(
+            ("seed", "frequency_penalty", "presence_penalty", "logprobs"), _ANTHROPIC_NONE
+        ),
+        **dict.fromkeys(("base_url", "baseURL", "baseUrl", "apiBase", "api_base"), _ADDRESS),
+        "user": "; Anthropic takes a user's id as `metadata: {user_id: ...}`",
+    },
+    "bedrock": dict.fromkeys(("baseURL", "apiBase", "api_base"), _ADDRESS),
+}  # fmt: skip
+
+
+def family(written: str) -> str | None:
+    """Which of the three providers promptfoo builds for this id, if one."""
+    head, colon, _ = written.partition(":")
+    if not colon:
+        return None  # promptfoo answers to `openai:...`, not `openai` (another rule says so)
+    if head == "anthropic" and written.startswith(
+        ("anthropic:claude-agent-sdk", "anthropic:claude-code")
+    ):
+        return None
+    return head if head in NAMES else None
+
+
+def unread(key: str, provider: str) -> str | None:
+    """What to say of a key of this provider's config, if no code reads it."""
+    if key in KEYS[provider].READ:
+        return None
+    hint = suggest(key, KEYS[provider].NAMED)
+    tail = INSTEAD[provider].get(key) or (
+        f"; did you mean {hint!r}?"
+        if hint
+        else f" (other fields of the API's request go under `{EXTRA[provider]}`)"
+    )
+    return (
+        f"no code of promptfoo's {NAMES[provider]} providers reads {key!r} from a config, "
+        f"so it has no effect{tail}"
+    )
+
+
+@rule("promptfoo-provider-config-key", Severity.WARNING, kinds=KINDS, precision="high")
+def promptfoo_provider_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """A key of an OpenAI, Anthropic or Bedrock provider's `config` that promptfoo never reads.
+
+    promptfoo 0.123's OpenAI (`openai:...`), Anthropic (`anthropic:...`) and Bedrock
+    (`bedrock:...`) providers build each request from the config keys they name; any other
+    key is ignored without a word, so a misspelt key, or another provider's name for a
+    setting (`maxTokens`, `stop_sequences`, `baseURL`), has no effect and the eval runs on
+    the defaults. A key is reported only when no code of the provider reads a key of that
+    name, and no code of promptfoo reads it off any config. Fields of the API the provider
+    does not name go under `passthrough` (OpenAI, Bedrock) or `extra_body` (Anthropic).
+
+    Bad (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: openai:chat:gpt-4.1-mini
+            config: {maxTokens: 200, temprature: 0}
+        tests:
+          - vars: {question: Hi}
+    Good (promptfooconfig.yaml):
+        prompts: ["{{question}}"]
+        providers:
+          - id: openai:chat:gpt-4.1-mini
+            config: {max_tokens: 200, temperature: 0}
+        tests:
+          - vars: {question: Hi}
+    """
+    for at, written, options, on_key in providers(doc.data):
+        provider = family(written)
+        config = options.get("config")
+        if provider is None or not isinstance(config, dict):
+            continue
+        where = config_at(at, on_key)
+        for key in config:
+            said = unread(key, provider) if isinstance(key, str) else None
+            if said is not None:
+                yield Finding((*where, key), said, on_key=True)
