@@ -228,6 +228,34 @@ def test_suggestions() -> None:
     assert suggest("ab", ["ac"]) is None
 
 
+def test_suggestions_asked_of_fewer_names_answer_as_asked_of_all() -> None:
+    """The search asks difflib only of names whose length can reach the cutoff: on random
+    slips of real names and random words, it answers as difflib asked of every name does."""
+    import difflib
+    import random
+    import string
+
+    from evallint.formats.promptfoo import kinds_keys_openai
+    from evallint.suggest import CUTOFF, _norm, _one_edit, suggest
+
+    def plain(word: str, names: list[str]) -> str | None:
+        same = [c for c in names if _norm(c) == _norm(word)]
+        if same:
+            return same[0]
+        found = difflib.get_close_matches(word, names, n=3, cutoff=CUTOFF)
+        if not found and len(word) >= 3:
+            found = [c for c in names if _one_edit(word, c)][:1]
+        best = [c for c in found if c.startswith(word)] or found
+        return best[0] if best else None
+
+    rng = random.Random(5)
+    names = sorted(kinds_keys_openai.NAMED | {"", "a", "ab", "tone", "Expected-Facts"})
+    letters = string.ascii_lowercase + "_-"
+    words = ["", "a", *(c[: rng.randint(0, len(c))] + rng.choice(letters) + c[1:] for c in names)]
+    words += ["".join(rng.choice(letters) for _ in range(rng.randint(0, 20))) for _ in range(500)]
+    assert [suggest(w, names) for w in words] == [plain(w, names) for w in words]
+
+
 def _full_map(text: str) -> tuple[dict, dict]:  # type: ignore[type-arg]
     walker = _Walker(text, LineIndex(text))
     walker.value(_skip(text, 0), ())

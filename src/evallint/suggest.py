@@ -13,26 +13,53 @@ def _norm(name: str) -> str:
 
 
 def suggest(word: str, candidates: Iterable[str]) -> str | None:
-    return _suggest(word, tuple(sorted(set(candidates))))
+    known = candidates if isinstance(candidates, frozenset) else frozenset(candidates)
+    return _suggest(word, _ordered(known))
+
+
+@functools.lru_cache(maxsize=256)
+def _ordered(known: frozenset[str]) -> tuple[str, ...]:
+    """The names in order, once per set (a set's hash is kept; a rule asks of one set often)."""
+    return tuple(sorted(known))
+
+
+@functools.lru_cache(maxsize=256)
+def _index(candidates: tuple[str, ...]) -> tuple[dict[str, str], tuple[tuple[int, str], ...]]:
+    """Each normalised name's first name, and every name with its length: what `_suggest`
+    asks of the candidates for every word, made once for them."""
+    norms: dict[str, str] = {}
+    for c in candidates:
+        norms.setdefault(_norm(c), c)
+    return norms, tuple((len(c), c) for c in candidates)
 
 
 @functools.lru_cache(maxsize=4096)
 def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
+    norms, sized = _index(candidates)
     # Case and separator slips (Expected-Facts) are always a match, whatever their length.
-    norm = _norm(word)
-    for c in candidates:
-        if _norm(c) == norm:
-            return c
+    same = norms.get(_norm(word))
+    if same is not None:
+        return same
     import difflib  # a run without a misspelt name never needs it
 
-    found = difflib.get_close_matches(word, candidates, n=3, cutoff=CUTOFF)
-    if not found and len(word) >= 3:
+    # Only names whose length allows the cutoff (difflib's own first test, `real_quick_ratio`,
+    # written as it computes it) or one edit: the answer is the same, asked of fewer names.
+    n = len(word)
+    near = [c for m, c in sized if _may_match(m, n)]
+    found = difflib.get_close_matches(word, near, n=3, cutoff=CUTOFF)
+    if not found and n >= 3:
         # One slip in a short name (tome for tone) falls below any useful ratio cutoff.
-        found = [c for c in candidates if _one_edit(word, c)][:1]
+        found = [c for c in near if _one_edit(word, c)][:1]
     # Among equally close names, one that extends what was typed (must_contain -> _any) wins.
     extending = [c for c in found if c.startswith(word)]
     best = extending or found
     return best[0] if best else None
+
+
+def _may_match(m: int, n: int) -> bool:
+    """Whether names of lengths m and n can be as close as the cutoff (difflib's first test,
+    `real_quick_ratio`, as it computes it) or one edit apart."""
+    return m + n == 0 or 2.0 * min(m, n) / (m + n) >= CUTOFF or abs(m - n) <= 1
 
 
 def _one_edit(a: str, b: str) -> bool:
