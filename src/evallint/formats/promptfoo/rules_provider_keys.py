@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from evallint.formats.promptfoo import kinds as promptfoo
 from evallint.formats.promptfoo import kinds_keys_anthropic, kinds_keys_bedrock, kinds_keys_openai
-from evallint.formats.promptfoo.rules_providers import config_at, providers
+from evallint.formats.promptfoo.rules_providers import config_keys
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
 from evallint.suggest import suggest
@@ -123,13 +123,4 @@ def promptfoo_provider_config_key(doc: Document, ctx: Context) -> Iterator[Findi
         tests:
           - vars: {question: Hi}
     """
-    for at, written, options, on_key in providers(doc.data):
-        provider = family(written)
-        config = options.get("config")
-        if provider is None or not isinstance(config, dict):
-            continue
-        where = config_at(at, on_key)
-        for key in config:
-            said = unread(key, provider) if isinstance(key, str) else None
-            if said is not None:
-                yield Finding((*where, key), said, on_key=True)
+    yield from config_keys(doc.data, family, unread)

@@ -11,8 +11,8 @@ config by).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from evallint.formats.promptfoo import kinds as promptfoo
 from evallint.formats.promptfoo import kinds_ollama as ollama
@@ -233,6 +233,26 @@ def config_at(at: Pointer, on_key: bool) -> Pointer:
     return (*at, "config") if on_key else (*at[:-1], "config")
 
 
+What = TypeVar("What")
+
+
+def config_keys(
+    data: JSON, what: Callable[[str], What | None], said: Callable[[str, What], str | None]
+) -> Iterator[Finding]:
+    """A finding at each key of a provider's `config` that `said` has words for, for each
+    provider whose id `what` knows (and tells what of it the words depend on: its endpoint)."""
+    for at, written, options, on_key in providers(data):
+        known = what(written)
+        config = options.get("config")
+        if known is None or not isinstance(config, dict):
+            continue
+        where = config_at(at, on_key)
+        for key in config:
+            text = said(key, known) if isinstance(key, str) else None
+            if text is not None:
+                yield Finding((*where, key), text, on_key=True)
+
+
 def _dropped(key: str) -> str:
     hint = "transformResponse" if key == "transform" else suggest(key, sorted(HTTP_KEYS))
     if key == "transform":
@@ -270,14 +290,15 @@ def promptfoo_http_config_key(doc: Document, ctx: Context) -> Iterator[Finding]:
         tests:
           - vars: {question: Hi}
     """
-    for at, written, options, on_key in providers(doc.data):
-        config = options.get("config")
-        if not _http(written) or not isinstance(config, dict):
-            continue
-        where = config_at(at, on_key)
-        for key in config:
-            if isinstance(key, str) and key not in HTTP_KEYS:
-                yield Finding((*where, key), _dropped(key), on_key=True)
+    yield from config_keys(doc.data, _http_kind, _http_dropped)
+
+
+def _http_kind(written: str) -> bool | None:
+    return True if _http(written) else None
+
+
+def _http_dropped(key: str, _: bool) -> str | None:
+    return None if key in HTTP_KEYS else _dropped(key)
 
 
 def _ollama_endpoint(written: str) -> str | None:
@@ -357,13 +378,4 @@ def promptfoo_ollama_config_key(doc: Document, ctx: Context) -> Iterator[Finding
         tests:
           - vars: {question: Hi}
     """
-    for at, written, options, on_key in providers(doc.data):
-        endpoint = _ollama_endpoint(written)
-        config = options.get("config")
-        if endpoint is None or not isinstance(config, dict):
-            continue
-        where = config_at(at, on_key)
-        for key in config:
-            said = _ollama_dropped(key, endpoint) if isinstance(key, str) else None
-            if said is not None:
-                yield Finding((*where, key), said, on_key=True)
+    yield from config_keys(doc.data, _ollama_endpoint, _ollama_dropped)
