@@ -59,6 +59,15 @@ def test_the_keys_no_code_reads_are_found_at_their_lines() -> None:
     assert said[7].endswith("(other fields of the API's request go under `passthrough`)")
 
 
+def test_a_system_message_in_the_config_is_sent_to_the_prompt() -> None:
+    text = CONFIG.replace("user: me}", "user: me, system_prompt: Be brief.}")
+    said = [message for *_, message in _flagged(text)]
+    assert said[-2].startswith("no code of promptfoo's Anthropic providers reads 'system_prompt'")
+    assert said[-2].endswith(
+        "the system message goes in the prompt (a chat prompt with a `system` role)"
+    )
+
+
 def test_which_provider_an_id_builds() -> None:
     assert family("openai:gpt-4.1") == family("openai:responses:o3") == "openai"
     assert family("anthropic:claude-sonnet-4-5") == "anthropic"

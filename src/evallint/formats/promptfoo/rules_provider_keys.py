@@ -37,10 +37,16 @@ EXTRA = {"openai": "passthrough", "anthropic": "extra_body", "bedrock": "passthr
 _ADDRESS = "; promptfoo's key for the API's address is 'apiBaseUrl'"
 _OPENAI_MAX = "; OpenAI's is 'max_tokens' ('max_completion_tokens' for reasoning models)"
 _ANTHROPIC_NONE = "; Anthropic's Messages API takes no such field"
+# Keys real configs carry for a system message, which these providers take from the prompt.
+_SYSTEM = dict.fromkeys(
+    ("system_prompt", "systemMessage", "system_message"),
+    "; the system message goes in the prompt (a chat prompt with a `system` role)",
+)
 # What other providers (and SDKs) call a setting, and what this provider reads instead: a
 # likeness of spelling would point elsewhere (`baseURL` is not the chat provider's `base_url`).
 INSTEAD = {
     "openai": {
+        **_SYSTEM,
         **dict.fromkeys(
             ("maxTokens", "max_tokens_to_sample", "maxOutputTokens", "max_new_tokens"), _OPENAI_MAX
         ),
@@ -50,6 +56,7 @@ INSTEAD = {
         **dict.fromkeys(("baseURL", "apiBase", "api_base"), _ADDRESS),
     },
     "anthropic": {
+        **_SYSTEM,
         **dict.fromkeys(
             (
                 "maxTokens", "max_completion_tokens", "maxOutputTokens", "max_output_tokens",
@@ -64,7 +71,7 @@ INSTEAD = {
         **dict.fromkeys(("base_url", "baseURL", "baseUrl", "apiBase", "api_base"), _ADDRESS),
         "user": "; Anthropic takes a user's id as `metadata: {user_id: ...}`",
     },
-    "bedrock": dict.fromkeys(("baseURL", "apiBase", "api_base"), _ADDRESS),
+    "bedrock": {**_SYSTEM, **dict.fromkeys(("baseURL", "apiBase", "api_base"), _ADDRESS)},
 }  # fmt: skip
 
 
