@@ -24,13 +24,23 @@ def _ordered(known: frozenset[str]) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def _index(candidates: tuple[str, ...]) -> tuple[dict[str, str], tuple[tuple[int, str], ...]]:
-    """Each normalised name's first name, and every name with its length: what `_suggest`
-    asks of the candidates for every word, made once for them."""
+def _index(candidates: tuple[str, ...]) -> tuple[dict[str, str], tuple[tuple[int, int, str], ...]]:
+    """Each normalised name's first name, and every name with its length and letters: what
+    `_suggest` asks of the candidates for every word, made once for them."""
     norms: dict[str, str] = {}
     for c in candidates:
         norms.setdefault(_norm(c), c)
-    return norms, tuple((len(c), c) for c in candidates)
+    return norms, tuple((len(c), _letters(c), c) for c in candidates)
+
+
+def _letters(name: str) -> int:
+    """A name's letters as bits (a letter's code point modulo 61). Of two names, the bits of
+    one the other lacks count distinct letters it lacks, or fewer (letters may share a bit),
+    never more."""
+    bits = 0
+    for ch in name:
+        bits |= 1 << (ord(ch) % 61)
+    return bits
 
 
 @functools.lru_cache(maxsize=4096)
@@ -42,24 +52,26 @@ def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
         return same
     import difflib  # a run without a misspelt name never needs it
 
-    # Only names whose length allows the cutoff (difflib's own first test, `real_quick_ratio`,
-    # written as it computes it) or one edit: the answer is the same, asked of fewer names.
-    n = len(word)
-    near = [c for m, c in sized if _may_match(m, n)]
-    found = difflib.get_close_matches(word, near, n=3, cutoff=CUTOFF)
+    # difflib keeps a name only if its matching letters reach the cutoff, and a letter of one
+    # name the other lacks matches nothing: names that cannot reach it (by length, or by the
+    # letters one lacks, counted as difflib computes its ratio) are not asked. The answer is
+    # the same, asked of fewer names.
+    n, mine = len(word), _letters(word)
+    close = [
+        c
+        for m, bits, c in sized
+        if m + n == 0
+        or 2.0 * min(n - (mine & ~bits).bit_count(), m - (bits & ~mine).bit_count()) / (m + n)
+        >= CUTOFF
+    ]
+    found = difflib.get_close_matches(word, close, n=3, cutoff=CUTOFF)
     if not found and n >= 3:
         # One slip in a short name (tome for tone) falls below any useful ratio cutoff.
-        found = [c for c in near if _one_edit(word, c)][:1]
+        found = [c for m, _, c in sized if abs(m - n) <= 1 and _one_edit(word, c)][:1]
     # Among equally close names, one that extends what was typed (must_contain -> _any) wins.
     extending = [c for c in found if c.startswith(word)]
     best = extending or found
     return best[0] if best else None
-
-
-def _may_match(m: int, n: int) -> bool:
-    """Whether names of lengths m and n can be as close as the cutoff (difflib's first test,
-    `real_quick_ratio`, as it computes it) or one edit apart."""
-    return m + n == 0 or 2.0 * min(m, n) / (m + n) >= CUTOFF or abs(m - n) <= 1
 
 
 def _one_edit(a: str, b: str) -> bool:
