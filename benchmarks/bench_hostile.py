@@ -3,8 +3,9 @@
     python benchmarks/bench_hostile.py [--rubrics 2400] [--records 100000] [--runs 5]
 
 - files whose findings a pull request can multiply: 5,000 unknown keys on one 224 KB line,
-  in JSON and SARIF; a JSON rubric with 8,000 unknown keys; an EEE record with 4,000 scores
-  out of range, in JSON, SARIF and the Action's `--format github --sarif-output`;
+  in JSON and SARIF; a JSON rubric with 8,000 unknown keys; a promptfoo OpenAI provider's
+  config with 8,000 unknown keys, each weighed for a did-you-mean; an EEE record with 4,000
+  scores out of range, in JSON, SARIF and the Action's `--format github --sarif-output`;
 - a settings glob that backtracking regexes take exponential time on, against a long name;
 - a promptfoo config whose 2,000 prompt globs match nothing in a 10,000-file tree;
 - `GITHUB_EVENT_PATH=/dev/zero` in a pull request's `--diff` run (read with a cap);
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -89,6 +91,17 @@ def cases(root: Path) -> list[tuple[str, Path, list[str], dict[str, str]]]:
     rubric = {"id": "r", "version": "1.0.0", "checks": [], "scoring": {"combine": "min"}, **many}
     (rub / "rubrics" / "r.json").write_text(json.dumps(rubric, indent=2))
     out.append(("a JSON rubric with 8,000 unknown keys, JSON", rub, ["--format", "json"], {}))
+    keyed = root / "provider_keys"
+    keyed.mkdir()
+    # Names of the letters promptfoo's own keys are made of, so that did-you-mean weighs each
+    # against many of them.
+    rng = random.Random(2)
+    names: dict[str, int] = {}
+    while len(names) < 8000:
+        names["".join(rng.choice("temperatureaxoksn_") for _ in range(rng.randint(6, 16)))] = 1
+    config = {"prompts": ["{{q}}"], "providers": [{"id": "openai:chat:m", "config": names}]}
+    (keyed / "promptfooconfig.json").write_text(json.dumps(config))
+    out.append(("an OpenAI provider's config with 8,000 unknown keys", keyed, [], {}))
     eee = root / "eee_scores"
     folder = eee / "data" / "c" / "dev" / "m"
     folder.mkdir(parents=True)
