@@ -10,11 +10,12 @@ says: `openai:...`, `anthropic:...` (but its Claude Agent SDK ids, another provi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from evallint.formats.promptfoo import kinds as promptfoo
-from evallint.formats.promptfoo import kinds_keys_anthropic, kinds_keys_bedrock, kinds_keys_openai
 from evallint.formats.promptfoo.rules_providers import config_keys
 from evallint.model import Finding, Severity
 from evallint.rules.base import rule
@@ -27,11 +28,17 @@ if TYPE_CHECKING:
 KINDS = promptfoo.KINDS
 
 NAMES = {"openai": "OpenAI", "anthropic": "Anthropic", "bedrock": "Bedrock"}
-KEYS = {
-    "openai": kinds_keys_openai,
-    "anthropic": kinds_keys_anthropic,
-    "bedrock": kinds_keys_bedrock,
-}
+
+
+@functools.cache
+def known_names(provider: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the provider may read, and those its own code reads off its config (for
+    did-you-mean): its generated list, imported when a config first names the provider (four
+    thousand names a run without such a config need not build)."""
+    found = import_module(f"evallint.formats.promptfoo.kinds_keys_{provider}")
+    return found.READ, found.NAMED
+
+
 # Where a provider takes request fields it does not name.
 EXTRA = {"openai": "passthrough", "anthropic": "extra_body", "bedrock": "passthrough"}
 _ADDRESS = "; promptfoo's key for the API's address is 'apiBaseUrl'"
@@ -89,9 +96,10 @@ def family(written: str) -> str | None:
 
 def unread(key: str, provider: str) -> str | None:
     """What to say of a key of this provider's config, if no code reads it."""
-    if key in KEYS[provider].READ:
+    read, named = known_names(provider)
+    if key in read:
         return None
-    hint = suggest(key, KEYS[provider].NAMED)
+    hint = suggest(key, named)
     tail = INSTEAD[provider].get(key) or (
         f"; did you mean {hint!r}?"
         if hint
