@@ -190,7 +190,7 @@ def problem(written: str, options: dict[str, JSON]) -> str | None:
         return _sagemaker(written, options)
     if _known(written):
         return None
-    hint = suggest(head, sorted(PREFIXES)) if ":" in written else suggest(written, sorted(WHOLE))
+    hint = suggest(head, PREFIXES) if ":" in written else suggest(written, WHOLE)
     tail = f"; did you mean {hint!r}?" if hint else ""
     return f"promptfoo knows no provider {written!r}: the config fails to load{tail}"
 
@@ -254,7 +254,7 @@ def config_keys(
 
 
 def _dropped(key: str) -> str:
-    hint = "transformResponse" if key == "transform" else suggest(key, sorted(HTTP_KEYS))
+    hint = "transformResponse" if key == "transform" else suggest(key, HTTP_KEYS)
     if key == "transform":
         tail = "; did you mean 'transformResponse' (or `transform` beside `config`)?"
     else:
@@ -315,7 +315,7 @@ def _ollama_endpoint(written: str) -> str | None:
 
 # What a slip may have meant: the options and the keys promptfoo reads itself (not the path it
 # sets on every provider).
-_OLLAMA_HINTS = sorted((ollama.OPTION_KEYS | ollama.INTERNAL) - {"basePath", "passthrough"})
+_OLLAMA_HINTS = (ollama.OPTION_KEYS | ollama.INTERNAL) - {"basePath", "passthrough"}
 
 
 # Keys other providers take that real Ollama configs carry (`max_tokens`, `base_url`), and what
