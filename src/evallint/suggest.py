@@ -23,14 +23,19 @@ def _ordered(known: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(known))
 
 
+Named = tuple[tuple[int, str], ...]  # (letters as bits, name) of names of one length
+
+
 @functools.lru_cache(maxsize=256)
-def _index(candidates: tuple[str, ...]) -> tuple[dict[str, str], tuple[tuple[int, int, str], ...]]:
-    """Each normalised name's first name, and every name with its length and letters: what
-    `_suggest` asks of the candidates for every word, made once for them."""
+def _index(candidates: tuple[str, ...]) -> tuple[dict[str, str], dict[int, Named]]:
+    """Each normalised name's first name, and the names by length with their letters, in
+    order: what `_suggest` asks of the candidates for every word, made once for them."""
     norms: dict[str, str] = {}
+    by_length: dict[int, list[tuple[int, str]]] = {}
     for c in candidates:
         norms.setdefault(_norm(c), c)
-    return norms, tuple((len(c), _letters(c), c) for c in candidates)
+        by_length.setdefault(len(c), []).append((_letters(c), c))
+    return norms, {m: tuple(names) for m, names in by_length.items()}
 
 
 def _letters(name: str) -> int:
@@ -45,7 +50,7 @@ def _letters(name: str) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
-    norms, sized = _index(candidates)
+    norms, by_length = _index(candidates)
     # Case and separator slips (Expected-Facts) are always a match, whatever their length.
     same = norms.get(_norm(word))
     if same is not None:
@@ -59,15 +64,21 @@ def _suggest(word: str, candidates: tuple[str, ...]) -> str | None:
     n, mine = len(word), _letters(word)
     close = [
         c
-        for m, bits, c in sized
+        for m, named in by_length.items()
+        if m + n == 0 or 2.0 * min(m, n) / (m + n) >= CUTOFF
+        for bits, c in named
         if m + n == 0
         or 2.0 * min(n - (mine & ~bits).bit_count(), m - (bits & ~mine).bit_count()) / (m + n)
         >= CUTOFF
     ]
     found = difflib.get_close_matches(word, close, n=3, cutoff=CUTOFF)
     if not found and n >= 3:
-        # One slip in a short name (tome for tone) falls below any useful ratio cutoff.
-        found = [c for m, _, c in sized if abs(m - n) <= 1 and _one_edit(word, c)][:1]
+        # One slip in a short name (tome for tone) falls below any useful ratio cutoff: the
+        # first such name in order (names one longer, as long, or one shorter).
+        edits = [
+            c for m in (n - 1, n, n + 1) for _, c in by_length.get(m, ()) if _one_edit(word, c)
+        ]
+        found = [min(edits)] if edits else []
     # Among equally close names, one that extends what was typed (must_contain -> _any) wins.
     extending = [c for c in found if c.startswith(word)]
     best = extending or found
