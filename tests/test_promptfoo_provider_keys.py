@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import found
+from conftest import found, lint_files
 from evallint.formats.promptfoo import kinds_keys_anthropic, kinds_keys_bedrock, kinds_keys_openai
 from evallint.formats.promptfoo.rules_provider_keys import family
 from test_promptfoo_conformance import node_oracle
@@ -66,6 +66,20 @@ def test_a_system_message_in_the_config_is_sent_to_the_prompt() -> None:
     assert said[-2].endswith(
         "the system message goes in the prompt (a chat prompt with a `system` role)"
     )
+
+
+def test_thousands_of_unread_keys_show_the_first_and_count_the_rest() -> None:
+    """One problem for the repeat cap, though each message names its key: a person sees the
+    first ten at their places, the tenth counting the rest (machine outputs take them all)."""
+    keys = ", ".join(f"k{i:04d}: 1" for i in range(2000))
+    text = CONFIG.replace("{temperature: 0}", "{}").replace(
+        "{maxTokens: 200, temprature: 0, baseURL: x, passthrough: {a: 1}, apiKey: k}",
+        "{" + keys + "}",
+    )
+    got = [d for d in lint_files({"promptfooconfig.yaml": text}) if d.rule == RULE]
+    assert [(d.span.line, d.span.column) for d in got[:2]] == [(4, 14), (4, 24)]
+    assert len(got) == 10 and got[-1].more == 2000 + 5 - 10  # and the 5 keys of the others
+    assert "'k0009'" in got[-1].message
 
 
 def test_which_provider_an_id_builds() -> None:

@@ -240,7 +240,9 @@ def config_keys(
     data: JSON, what: Callable[[str], What | None], said: Callable[[str, What], str | None]
 ) -> Iterator[Finding]:
     """A finding at each key of a provider's `config` that `said` has words for, for each
-    provider whose id `what` knows (and tells what of it the words depend on: its endpoint)."""
+    provider whose id `what` knows (and tells what of it the words depend on: its endpoint).
+    Each message names its key, but they are one problem for the repeat cap: a config of
+    thousands of keys shows a person the first ones and counts the rest, unplaced."""
     for at, written, options, on_key in providers(data):
         known = what(written)
         config = options.get("config")
@@ -250,7 +252,7 @@ def config_keys(
         for key in config:
             text = said(key, known) if isinstance(key, str) else None
             if text is not None:
-                yield Finding((*where, key), text, on_key=True)
+                yield Finding((*where, key), text, on_key=True, group="config key")
 
 
 def _dropped(key: str) -> str:
